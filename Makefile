@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# ptrace-bts: one entry point.
+#
+#   make               libbts (shared and static) and btrace, in build/
+#   make test          every test (host tests under ASan+UBSan); last line
+#                      "N passed, N failed"
+#   make bench         benchmarks (figures only, nothing asserted)
+#   make demo          record and dump a sample program (README's main job)
+#   make fuzz          build the libFuzzer targets (clang)
+#
+# Variables: O=DIR (build directory), SAN=1 (ASan+UBSan build), V=1.
+
+O	?= build
+SAN	?=
+LIBBTS_MAJOR := 1
+LIBBTS_VERSION := 1.0.0
+
+CC	?= gcc
+CXX	?= g++
+ifeq ($(origin CC),default)
+CC	:= gcc
+endif
+ifeq ($(origin CXX),default)
+CXX	:= g++
+endif
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+WARN	:= -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CPPFLAGS += -D_GNU_SOURCE -Iinclude/uapi -Ilibbts/include
+CFLAGS	?= -O2 -g
+CFLAGS	+= -std=gnu11 $(WARN) -fno-omit-frame-pointer
+CXXFLAGS ?= -O2 -g
+CXXFLAGS += -std=gnu++17 -Wall -Wextra -Werror
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
+CFLAGS	+= $(SANFLAGS)
+CXXFLAGS += $(SANFLAGS)
+LDFLAGS	+= $(SANFLAGS)
+endif
+
+LIBS	:= -lZydis -ldw -lelf -lpthread
+
+# ------------------------------------------------------------------ libbts
+LIB_SRC	:= $(sort $(wildcard libbts/*.c))
+LIB_OBJ	:= $(LIB_SRC:%.c=$(O)/obj/%.o)
+LIB_PIC	:= $(LIB_SRC:%.c=$(O)/pic/%.o)
+LIB_A	:= $(O)/libbts.a
+LIB_SO	:= $(O)/libbts.so.$(LIBBTS_VERSION)
+
+# ------------------------------------------------------------------ btrace
+BT_SRC	:= $(sort $(wildcard btrace/*.c))
+BT_OBJ	:= $(BT_SRC:%.c=$(O)/obj/%.o)
+BTRACE	:= $(O)/btrace
+
+all: deps-build $(LIB_A) $(LIB_SO) $(BTRACE)
+
+deps-build:
+	$(Q)scripts/deps build
+deps-test:
+	$(Q)scripts/deps test
+
+.PHONY: all deps-build deps-test test test-host bench demo fuzz clean progs
+
+$(O)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fvisibility=hidden -MMD -MP -c -o $@ $<
+
+$(O)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC [pic] $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c -o $@ $<
+
+$(O)/obj/%.o: %.cc
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CXX     $<")
+	$(Q)$(CXX) $(CPPFLAGS) $(CXXFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIB_A): $(LIB_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(LIB_SO): $(LIB_PIC)
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libbts.so.$(LIBBTS_MAJOR) -o $@ $^ $(LIBS)
+	$(Q)ln -sf libbts.so.$(LIBBTS_VERSION) $(O)/libbts.so.$(LIBBTS_MAJOR)
+	$(Q)ln -sf libbts.so.$(LIBBTS_MAJOR) $(O)/libbts.so
+
+# btrace links libbts statically: one binary to copy, and sanitizers see all.
+$(BTRACE): $(BT_OBJ) $(LIB_A)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(BT_OBJ) $(LIB_A) $(LIBS)
+
+include tests/tests.mk
+
+demo: all
+	$(Q)scripts/demo $(O)
+
+clean:
+	rm -rf build
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * ptrace-bts: branch tracing into pinned, tracer-owned pages.
+ *
+ * This header is the whole contract between the ptrace_bts module and user
+ * space.  It uses fixed-width types and explicit padding only, so that 32-bit
+ * and 64-bit tracers see one layout (tests/abi checks it with -m32 and -m64).
+ *
+ * Every struct passed by an ioctl starts with its own size.  The ioctl
+ * numbers do not encode that size, so a struct may grow at its end without
+ * a new ioctl: the kernel accepts an older (smaller) struct, and a newer
+ * (larger) one only when the part it does not know is zero.  Every reserved
+ * field must be zero.
+ */
+#ifndef _UAPI_LINUX_PTRACE_BTS_H
+#define _UAPI_LINUX_PTRACE_BTS_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define PTBTS_ABI_VERSION	1
+#define PTBTS_DEVICE		"/dev/ptrace_bts"
+
+/**
+ * struct ptbts_record - one branch record, the 64-bit hardware BTS layout
+ * @from:  address of the control-transfer instruction that was taken, or 0
+ *         for a marker record
+ * @to:    address of the next instruction that executed, or a marker's
+ *         payload
+ * @flags: bits 0-31 belong to the hardware (bit 4: predicted, where the CPU
+ *         reports it); bits 32-63 belong to software sources and are zero in
+ *         every record the hardware writes
+ *
+ * Records carry no timestamp: their order in the buffer is the order in
+ * which the thread executed them.
+ */
+struct ptbts_record {
+	__u64 from;
+	__u64 to;
+	__u64 flags;
+};
+
+#define PTBTS_FLAG_PREDICTED	(1ULL << 4)
+#define PTBTS_FLAG_HW_MASK	0x00000000ffffffffULL
+
+/*
+ * The software half of @flags: a record kind in bits 32-39; bits 40-63 are
+ * reserved and zero.  A decoder rejects a record with a kind or a reserved
+ * bit it does not know.
+ */
+#define PTBTS_KIND_SHIFT	32
+#define PTBTS_KIND_MASK		(0xffULL << PTBTS_KIND_SHIFT)
+#define PTBTS_FLAG_SW_RESERVED	0xffffff0000000000ULL
+#define PTBTS_KIND(flags)	((__u32)(((flags) & PTBTS_KIND_MASK) >> PTBTS_KIND_SHIFT))
+#define PTBTS_MKKIND(kind)	((__u64)(kind) << PTBTS_KIND_SHIFT)
+
+/**
+ * enum ptbts_kind - what a record means
+ * @PTBTS_KIND_BRANCH:    a taken control transfer; both ends executed
+ * @PTBTS_KIND_SIGNAL:    signal delivery, asynchronous: @from is the
+ *                        interrupted pc, whose instruction did not run;
+ *                        @to is the handler's first instruction
+ * @PTBTS_KIND_SIGRETURN: sigreturn, asynchronous: @from is the restorer's
+ *                        syscall instruction (it ran), @to the resumed pc
+ * @PTBTS_KIND_EXEC:      marker: the thread exec'd; @to is the new entry
+ *                        point and the memory maps change here
+ * @PTBTS_KIND_LOST:      marker: @to records were lost here
+ * @PTBTS_KIND_GAP:       marker: the trace has a hole; @to is a
+ *                        &enum ptbts_gap reason
+ * @PTBTS_KIND_FILTERED:  marker: a region was run but deliberately not
+ *                        recorded; @to is the number of branches skipped,
+ *                        where the source knows it, else 0
+ *
+ * Marker records have @from == 0: no user instruction lives at address 0.
+ */
+enum ptbts_kind {
+	PTBTS_KIND_BRANCH	= 0,
+	PTBTS_KIND_SIGNAL	= 1,
+	PTBTS_KIND_SIGRETURN	= 2,
+	PTBTS_KIND_EXEC		= 0x10,
+	PTBTS_KIND_LOST		= 0x11,
+	PTBTS_KIND_GAP		= 0x12,
+	PTBTS_KIND_FILTERED	= 0x13,
+};
+
+/**
+ * enum ptbts_gap - why a %PTBTS_KIND_GAP marker was written
+ * @PTBTS_GAP_UNKNOWN:    no reason known
+ * @PTBTS_GAP_UNREADABLE: the source could not read the code it had to decode
+ * @PTBTS_GAP_DISABLED:   tracing was turned off for a while
+ * @PTBTS_GAP_UNDECODABLE: the source met an instruction it could not decode
+ */
+enum ptbts_gap {
+	PTBTS_GAP_UNKNOWN	= 0,
+	PTBTS_GAP_UNREADABLE	= 1,
+	PTBTS_GAP_DISABLED	= 2,
+	PTBTS_GAP_UNDECODABLE	= 3,
+};
+
+/**
+ * enum ptbts_source - who writes the records
+ * @PTBTS_SOURCE_NONE:        no source (a detached or unattached thread)
+ * @PTBTS_SOURCE_KMOD_BTS:    the CPU's DS/BTS, into the tracer's pages
+ * @PTBTS_SOURCE_KMOD_PEBS:   the CPU's PEBS, into the tracer's pages
+ * @PTBTS_SOURCE_KMOD_STEP:   the module single-steps the thread itself
+ * @PTBTS_SOURCE_PERF_BTS:    perf_event_open branch sampling (user space)
+ * @PTBTS_SOURCE_PTRACE_STEP: a user-space ptrace tracer (user space)
+ *
+ * The module implements only the KMOD sources; the others are numbered here
+ * so that status, capabilities and trace files name every source one way.
+ */
+enum ptbts_source {
+	PTBTS_SOURCE_NONE	= 0,
+	PTBTS_SOURCE_KMOD_BTS	= 1,
+	PTBTS_SOURCE_KMOD_PEBS	= 2,
+	PTBTS_SOURCE_KMOD_STEP	= 3,
+	PTBTS_SOURCE_PERF_BTS	= 4,
+	PTBTS_SOURCE_PTRACE_STEP = 5,
+	PTBTS_SOURCE_MAX	= 8,	/* room in &struct ptbts_caps */
+};
+
+/**
+ * enum ptbts_mode - what the producer does when the buffer is full
+ * @PTBTS_MODE_RING:  overwrite the oldest records (flight recorder)
+ * @PTBTS_MODE_STOP:  stop recording, count what is lost
+ * @PTBTS_MODE_BLOCK: the traced thread waits until the consumer has
+ *                    acknowledged room (lossless)
+ */
+enum ptbts_mode {
+	PTBTS_MODE_RING		= 0,
+	PTBTS_MODE_STOP		= 1,
+	PTBTS_MODE_BLOCK	= 2,
+};
+
+/**
+ * enum ptbts_state - where an attached thread is
+ */
+enum ptbts_state {
+	PTBTS_STATE_RUNNING	= 0,
+	PTBTS_STATE_STOPPED	= 1,	/* in a ptrace stop */
+	PTBTS_STATE_EXITED	= 2,
+	PTBTS_STATE_DETACHED	= 3,
+};
+
+/**
+ * enum ptbts_unavail - why a source cannot be used here (&struct ptbts_caps)
+ */
+enum ptbts_unavail {
+	PTBTS_OK		= 0,
+	PTBTS_UNAVAIL_NOT_BUILT	= 1,	/* this module was built without it */
+	PTBTS_UNAVAIL_NOT_INTEL	= 2,
+	PTBTS_UNAVAIL_NO_DS	= 3,	/* CPUID.1:EDX.DS clear */
+	PTBTS_UNAVAIL_BTS_OFF	= 4,	/* MISC_ENABLE.BTS_UNAVAILABLE */
+	PTBTS_UNAVAIL_PEBS_OFF	= 5,	/* MISC_ENABLE.PEBS_UNAVAILABLE */
+	PTBTS_UNAVAIL_PTI	= 6,	/* page-table isolation is active */
+	PTBTS_UNAVAIL_PEBS_FMT	= 7,	/* PEBS record format not supported */
+	PTBTS_UNAVAIL_NOT_KERNEL = 8,	/* a user-space source */
+};
+
+/**
+ * struct ptbts_config - attach one ptrace-stopped thread (%PTBTS_IOC_ATTACH)
+ * @size:        sizeof(struct ptbts_config) as the caller knows it
+ * @tid:         the thread; the caller must be its ptrace tracer
+ * @source:      &enum ptbts_source, a KMOD source
+ * @mode:        &enum ptbts_mode
+ * @buffer:      address of the record buffer in the caller's memory,
+ *               page-aligned
+ * @buffer_size: bytes, a multiple of the page size; records fill
+ *               floor(@buffer_size / 24) slots
+ * @wakeup:      bytes of unread records that wake a waiter; 0 = half the
+ *               buffer
+ * @buffer2:     the second region (PEBS), or 0
+ * @buffer2_size: bytes of the second region, or 0
+ * @flags:       reserved, 0
+ * @__reserved0: reserved, 0
+ * @__reserved:  reserved, 0
+ */
+struct ptbts_config {
+	__u32 size;
+	__u32 tid;
+	__u32 source;
+	__u32 mode;
+	__u64 buffer;
+	__u64 buffer_size;
+	__u64 wakeup;
+	__u64 buffer2;
+	__u64 buffer2_size;
+	__u32 flags;
+	__u32 __reserved0;
+	__u64 __reserved[4];
+};
+
+/**
+ * struct ptbts_status - where the producer is (%PTBTS_IOC_STATUS, %PTBTS_IOC_WAIT)
+ * @size:   sizeof(struct ptbts_status) as the caller knows it
+ * @tid:    in: the thread asked about
+ * @state:  &enum ptbts_state
+ * @source: &enum ptbts_source
+ * @head:   producer position: byte offset in the buffer where the next
+ *          record will land
+ * @wraps:  how many times @head went back to 0; with @head it gives the
+ *          number of records ever written
+ * @lost:   records that were not written (%PTBTS_MODE_STOP, or a fault)
+ * @head2:  @head of the second region
+ * @wraps2: @wraps of the second region
+ * @__reserved: reserved, 0
+ *
+ * The consumer's position never leaves user space except through
+ * %PTBTS_IOC_ACK; everything else about the records is in the buffer.
+ */
+struct ptbts_status {
+	__u32 size;
+	__u32 tid;
+	__u32 state;
+	__u32 source;
+	__u64 head;
+	__u64 wraps;
+	__u64 lost;
+	__u64 head2;
+	__u64 wraps2;
+	__u64 __reserved[3];
+};
+
+/**
+ * struct ptbts_ack - the consumer has read up to @tail (%PTBTS_IOC_ACK)
+ * @size:  sizeof(struct ptbts_ack)
+ * @tid:   the thread
+ * @tail:  records consumed, as a count since attach (not a byte offset, so
+ *         that it cannot be ambiguous across a wrap)
+ * @__reserved: reserved, 0
+ */
+struct ptbts_ack {
+	__u32 size;
+	__u32 tid;
+	__u64 tail;
+	__u64 __reserved[2];
+};
+
+/**
+ * struct ptbts_caps - what this machine and module can do (%PTBTS_IOC_CAPS)
+ * @size:             sizeof(struct ptbts_caps) as the caller knows it
+ * @abi_version:      %PTBTS_ABI_VERSION of the module
+ * @sources:          bit (1 << &enum ptbts_source) set for each usable source
+ * @record_size:      bytes per record (24)
+ * @unavail:          per source, an &enum ptbts_unavail (0 when usable)
+ * @pebs_format:      IA32_PERF_CAPABILITIES.PEBS_FORMAT, or ~0 without PEBS
+ * @pebs_record_size: bytes per PEBS record, or 0
+ * @__reserved:       reserved, 0
+ */
+struct ptbts_caps {
+	__u32 size;
+	__u32 abi_version;
+	__u32 sources;
+	__u32 record_size;
+	__u8  unavail[PTBTS_SOURCE_MAX];
+	__u32 pebs_format;
+	__u32 pebs_record_size;
+	__u64 __reserved[4];
+};
+
+/*
+ * ioctls on a session fd from open(PTBTS_DEVICE).  Sizes travel inside the
+ * structs, so the numbers are plain _IO() and stay fixed as structs grow.
+ */
+#define PTBTS_IOC_MAGIC		0xb7
+#define PTBTS_IOC_CAPS		_IO(PTBTS_IOC_MAGIC, 0x00) /* struct ptbts_caps * */
+#define PTBTS_IOC_ATTACH	_IO(PTBTS_IOC_MAGIC, 0x01) /* struct ptbts_config * */
+#define PTBTS_IOC_DETACH	_IO(PTBTS_IOC_MAGIC, 0x02) /* __u32 tid, by value */
+#define PTBTS_IOC_STATUS	_IO(PTBTS_IOC_MAGIC, 0x03) /* struct ptbts_status * */
+#define PTBTS_IOC_WAIT		_IO(PTBTS_IOC_MAGIC, 0x04) /* struct ptbts_status * */
+#define PTBTS_IOC_ACK		_IO(PTBTS_IOC_MAGIC, 0x05) /* struct ptbts_ack * */
+
+#endif /* _UAPI_LINUX_PTRACE_BTS_H */

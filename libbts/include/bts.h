@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * libbts: record, store and read branch traces.
+ *
+ * Conventions (after libipt and libbpf):
+ *  - functions that can fail return 0 or a count on success and a negative
+ *    &enum bts_error on failure; bts_errstr() names the code and
+ *    bts_errdetail() says what exactly went wrong in the calling thread's
+ *    last failing call (for example "offset 96: chunk overruns the file");
+ *  - objects are opaque, with a constructor and a free function;
+ *  - options structs start with their size: declare them with BTS_OPTS() so
+ *    that a caller built against an older libbts keeps working.
+ */
+#ifndef BTS_H
+#define BTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include <linux/ptrace_bts.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BTS_API __attribute__((visibility("default")))
+
+/* ------------------------------------------------------------------ errors */
+
+enum bts_error {
+	BTS_OK = 0,
+	BTS_E_INVAL,		/* invalid argument */
+	BTS_E_NOMEM,		/* out of memory */
+	BTS_E_IO,		/* a read, write or rename failed (errno in detail) */
+	BTS_E_FORMAT,		/* not a trace file, or a malformed one */
+	BTS_E_VERSION,		/* a trace file of a version this libbts cannot read */
+	BTS_E_TRUNCATED,	/* a trace file that ends early (never completed) */
+	BTS_E_NOENT,		/* program not found */
+	BTS_E_NOEXEC,		/* program found but cannot be run */
+	BTS_E_PERM,		/* ptrace refused (permissions, Yama, seccomp) */
+	BTS_E_SRCH,		/* no such process or thread */
+	BTS_E_NOSOURCE,		/* the branch source is not available here */
+	BTS_E_AGAIN,		/* BLOCK-mode ring is full: drain, then retry */
+	BTS_E_DECODE,		/* an instruction could not be decoded */
+	BTS_E_INTERNAL,		/* a bug in libbts */
+	BTS_E_MAX,
+};
+
+BTS_API const char *bts_errstr(int err);
+BTS_API const char *bts_errdetail(void);
+
+/* Version of the library: major << 16 | minor << 8 | patch. */
+BTS_API unsigned int bts_version(void);
+
+/* Options structs: BTS_OPTS(bts_session_opts, o, .mode = PTBTS_MODE_RING); */
+#define BTS_OPTS(TYPE, NAME, ...)					\
+	struct TYPE NAME = ({						\
+		memset(&NAME, 0, sizeof(struct TYPE));			\
+		(struct TYPE){ .sz = sizeof(struct TYPE), __VA_ARGS__ };\
+	})
+
+/* ----------------------------------------------------------------- records */
+
+/*
+ * The kind of a record (&enum ptbts_kind), or -BTS_E_FORMAT when its
+ * software-owned flag bits hold a kind or reserved bit this libbts does not
+ * know.  Marker kinds require from == 0 and branch kinds from != 0.
+ */
+BTS_API int bts_record_kind(const struct ptbts_record *rec);
+
+/* "branch", "signal", "sigreturn", "exec", "lost", "gap", "filtered". */
+BTS_API const char *bts_kind_name(int kind);
+
+/* ----------------------------------------------------------------- sources */
+
+/* Not a kernel source: a choice made by libbts at attach time. */
+#define BTS_SOURCE_AUTO (-1)
+
+/* "auto", "kmod-bts", "kmod-pebs", "kmod-step", "perf-bts", "ptrace-step". */
+BTS_API const char *bts_source_name(int source);
+/* The &enum ptbts_source (or BTS_SOURCE_AUTO) for a name, or -BTS_E_INVAL. */
+BTS_API int bts_source_parse(const char *name);
+
+struct bts_source_info {
+	int source;		/* &enum ptbts_source */
+	bool available;
+	char why[160];		/* when not available: why, and what to do */
+};
+
+/*
+ * Probes every source on this machine, fastest first.  Fills up to @n
+ * entries and returns how many sources there are.
+ */
+BTS_API int bts_probe_sources(struct bts_source_info *out, size_t n);
+
+/* -------------------------------------------------------------------- ring */
+
+/*
+ * A record buffer with the kernel ABI's producer protocol: @head is the byte
+ * offset where the next record lands and @wraps counts returns to 0, so
+ * wraps * cap + head / 24 records were written in all.  Capacity is
+ * floor(size / 24) records, as the hardware fills a buffer.
+ */
+struct bts_ring {
+	struct ptbts_record *recs;
+	uint64_t cap;		/* records */
+	uint64_t head;		/* bytes */
+	uint64_t wraps;
+	uint64_t lost;		/* records overwritten (RING) or dropped (STOP) */
+	uint64_t tail;		/* records consumed, counted since the start */
+	int mode;		/* &enum ptbts_mode */
+};
+
+/* @mem of @size bytes stays the caller's. */
+BTS_API int bts_ring_init(struct bts_ring *ring, void *mem, size_t size, int mode);
+/* Records ever written (wraps * cap + head / 24). */
+BTS_API uint64_t bts_ring_written(const struct bts_ring *ring);
+/* Appends one record; -BTS_E_AGAIN when a BLOCK ring is full. */
+BTS_API int bts_ring_put(struct bts_ring *ring, const struct ptbts_record *rec);
+/*
+ * The unread records, oldest first, in at most two spans (the ring may wrap):
+ * returns how many spans were filled.  Records overwritten in RING mode are
+ * skipped and added to @lost.
+ */
+struct bts_span {
+	const struct ptbts_record *recs;
+	size_t n;
+};
+BTS_API int bts_ring_unread(struct bts_ring *ring, struct bts_span span[2]);
+/* Marks @n records as consumed (frees room in a BLOCK ring). */
+BTS_API void bts_ring_consume(struct bts_ring *ring, uint64_t n);
+
+/* ---------------------------------------------------------------- maps */
+
+#define BTS_BUILD_ID_MAX 64
+
+struct bts_map {
+	uint64_t start;
+	uint64_t end;
+	uint64_t offset;	/* file offset of start */
+	uint32_t prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC */
+	uint32_t build_id_len;	/* 0 when unknown */
+	uint8_t build_id[BTS_BUILD_ID_MAX];
+	char *path;		/* file, "[vdso]", or "" for anonymous memory */
+};
+
+/*
+ * Reads /proc/PID/maps (executable mappings only), with the build-ids of
+ * the files.  Returns the number of maps in *out; free with bts_maps_free().
+ */
+BTS_API int bts_maps_read(pid_t pid, struct bts_map **out);
+BTS_API void bts_maps_free(struct bts_map *maps, size_t n);
+
+/* ------------------------------------------------------------- code bytes */
+
+/*
+ * Reads the ORIGINAL code bytes of a traced process: what the program's
+ * file or memory holds, with any byte a source planted (a breakpoint) put
+ * back.  Every reader of traced code goes through here.  Returns the number
+ * of bytes read (may be short at the end of a mapping), or a negative error.
+ */
+struct bts_session;
+BTS_API ssize_t bts_read_code(struct bts_session *s, pid_t pid, uint64_t addr,
+			      void *buf, size_t len);
+
+/* ------------------------------------------------------------ trace files */
+
+struct bts_writer;
+
+/*
+ * Creates PATH.tmp.PID and writes the header; bts_writer_close() writes the
+ * end chunk and renames it to PATH, so a file named PATH is always whole.
+ * bts_writer_abort() removes the temporary file.
+ */
+BTS_API int bts_writer_open(const char *path, struct bts_writer **out);
+BTS_API int bts_writer_session(struct bts_writer *w, int source, int mode,
+			       uint64_t buffer_size);
+BTS_API int bts_writer_process(struct bts_writer *w, pid_t pid, pid_t ppid,
+			       const char *exe);
+BTS_API int bts_writer_thread(struct bts_writer *w, pid_t pid, pid_t tid);
+BTS_API int bts_writer_map(struct bts_writer *w, pid_t pid,
+			   const struct bts_map *map);
+BTS_API int bts_writer_records(struct bts_writer *w, pid_t pid, pid_t tid,
+			       const struct ptbts_record *recs, size_t n);
+/* @status as waitpid() reports it: WIFEXITED / WIFSIGNALED. */
+BTS_API int bts_writer_exit(struct bts_writer *w, pid_t pid, pid_t tid,
+			    int status);
+BTS_API int bts_writer_close(struct bts_writer *w);
+BTS_API void bts_writer_abort(struct bts_writer *w);
+
+struct bts_trace;
+
+struct bts_trace_info {
+	uint32_t version;
+	int source;		/* &enum ptbts_source */
+	int mode;		/* &enum ptbts_mode */
+	uint64_t buffer_size;
+};
+
+struct bts_thread_info {
+	pid_t pid;
+	pid_t tid;
+	uint64_t nrecords;	/* records in the file, markers included */
+	bool exited;		/* an exit chunk was seen */
+	int status;		/* waitpid() status, when @exited */
+};
+
+struct bts_process_info {
+	pid_t pid;
+	pid_t ppid;
+	const char *exe;
+	bool exited;
+	int status;
+};
+
+/*
+ * Opens and fully validates a trace: every chunk is checked before this
+ * returns, so later calls cannot fail on malformed data.  The memory form
+ * copies nothing: @buf must outlive the trace.
+ */
+BTS_API int bts_trace_open(const char *path, struct bts_trace **out);
+BTS_API int bts_trace_open_mem(const void *buf, size_t len,
+			       struct bts_trace **out);
+BTS_API void bts_trace_close(struct bts_trace *t);
+
+BTS_API const struct bts_trace_info *bts_trace_info(const struct bts_trace *t);
+BTS_API size_t bts_trace_nprocesses(const struct bts_trace *t);
+BTS_API const struct bts_process_info *
+bts_trace_process(const struct bts_trace *t, size_t i);
+/* Threads in order of first appearance. */
+BTS_API size_t bts_trace_nthreads(const struct bts_trace *t);
+BTS_API const struct bts_thread_info *
+bts_trace_thread(const struct bts_trace *t, size_t i);
+/* Maps of a process in file order; a later map replaces an overlapping one. */
+BTS_API size_t bts_trace_maps(const struct bts_trace *t, pid_t pid,
+			      const struct bts_map **maps);
+
+/* Iterates a thread's records oldest first, across all its batches. */
+struct bts_rec_iter {
+	const struct bts_trace *trace;
+	size_t thread;
+	size_t batch;
+	uint64_t index;
+};
+BTS_API void bts_trace_records(const struct bts_trace *t, size_t thread,
+			       struct bts_rec_iter *it);
+/* 1 and *rec filled, or 0 at the end. */
+BTS_API int bts_rec_next(struct bts_rec_iter *it, struct ptbts_record *rec);
+
+/* ------------------------------------------------------------- symbols */
+
+struct bts_symbolizer;
+
+/* Symbols of one traced process, from the maps the trace holds. */
+BTS_API int bts_symbolizer_new(const struct bts_trace *t, pid_t pid,
+			       struct bts_symbolizer **out);
+BTS_API void bts_symbolizer_free(struct bts_symbolizer *s);
+/*
+ * The function containing @addr: its name (valid until the symbolizer is
+ * freed) and @addr's offset into it.  0 when found, -BTS_E_INVAL when not.
+ */
+BTS_API int bts_symbolize(struct bts_symbolizer *s, uint64_t addr,
+			  const char **name, uint64_t *offset);
+
+/* ------------------------------------------------------------ recording */
+
+struct bts_session_opts {
+	size_t sz;
+	int source;		/* &enum ptbts_source or BTS_SOURCE_AUTO */
+	int mode;		/* &enum ptbts_mode: RING or BLOCK */
+	uint64_t buffer_size;	/* bytes per thread; 0: the default (4 MiB) */
+	struct bts_writer *writer; /* where the trace goes; may be NULL */
+};
+
+/*
+ * Starts argv[0] (searched in PATH) traced from its first instruction.
+ * Fails with -BTS_E_NOENT / -BTS_E_NOEXEC when it cannot be run.
+ */
+BTS_API int bts_session_spawn(char *const argv[],
+			      const struct bts_session_opts *opts,
+			      struct bts_session **out);
+/* Traces every thread of a running process. */
+BTS_API int bts_session_attach(pid_t pid, const struct bts_session_opts *opts,
+			       struct bts_session **out);
+/*
+ * Traces until every traced thread is gone or bts_session_stop() is
+ * called; then flushes all records to the writer.  On a stop, code the
+ * source changed is restored; an attached process is detached and runs on,
+ * a spawned one is killed.
+ */
+BTS_API int bts_session_run(struct bts_session *s);
+/* Async-signal-safe. */
+BTS_API void bts_session_stop(struct bts_session *s);
+
+struct bts_session_stats {
+	int source;		/* the source in use */
+	uint64_t threads;	/* threads seen */
+	uint64_t records;	/* records written, markers included */
+	uint64_t lost;
+	pid_t pid;		/* the main process */
+	bool exited;		/* the main process ended (not detached) */
+	int status;		/* its waitpid() status, when @exited */
+};
+BTS_API void bts_session_stats(const struct bts_session *s,
+			       struct bts_session_stats *st);
+BTS_API void bts_session_free(struct bts_session *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BTS_H */

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The Google Test half of the harness: every C test registered with TEST()
+ * becomes a gtest test, and the run ends with "N passed, N failed".
+ */
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <gtest/gtest.h>
+
+extern "C" {
+#include "harness.h"
+extern struct harness_test *harness_tests;
+}
+
+extern "C" void harness_fail(const char *file, int line, const char *fmt, ...)
+{
+	char *msg = nullptr;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = nullptr;
+	va_end(ap);
+	ADD_FAILURE_AT(file, line) << (msg ? msg : fmt);
+	free(msg);
+}
+
+namespace {
+
+class CTest : public testing::Test {
+public:
+	explicit CTest(const harness_test *t) : t_(t) {}
+	void TestBody() override { harness_call(t_); }
+private:
+	const harness_test *t_;
+};
+
+class Tally : public testing::EmptyTestEventListener {
+public:
+	void OnTestEnd(const testing::TestInfo &info) override
+	{
+		if (info.result()->Failed())
+			failed++;
+		else if (!info.result()->Skipped())
+			passed++;
+	}
+	int passed = 0, failed = 0;
+};
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	testing::InitGoogleTest(&argc, argv);
+
+	/* Registration order is reverse file order: restore it. */
+	std::vector<harness_test *> tests;
+	for (harness_test *t = harness_tests; t; t = t->next)
+		tests.insert(tests.begin(), t);
+	for (harness_test *t : tests)
+		testing::RegisterTest(t->suite, t->name, nullptr, nullptr,
+				      t->file, t->line,
+				      [t]() -> testing::Test * { return new CTest(t); });
+
+	Tally *tally = new Tally;
+	testing::UnitTest::GetInstance()->listeners().Append(tally);
+	int rc = RUN_ALL_TESTS();
+	printf("%d passed, %d failed\n", tally->passed, tally->failed);
+	return rc;
+}

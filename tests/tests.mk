@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Tests.  Included from the top-level Makefile; paths are from the top.
+#
+#   tests/harness/   the C test harness on Google Test
+#   tests/unit/      tests of libbts parts, in process
+#   tests/e2e/       tests that run btrace on the programs of tests/progs/
+#   tests/oracle/    tests that compare btrace with qemu-user's instruction log
+#   tests/progs/     programs that are traced (never sanitised):
+#                      NAME.c [+ NAME-asm.S]  dynamic PIE with libc
+#                      static-NAME.S|.c       static, no libc
+#   tests/abi/       the uapi layout checker, built -m32 and -m64
+#   tests/fuzz/      libFuzzer targets (clang)
+#   tests/bench/     benchmarks, never part of the pass/fail run
+
+TEST_SRC_C  := $(sort $(wildcard tests/harness/*.c tests/unit/*.c tests/e2e/*.c tests/oracle/*.c))
+TEST_SRC_CC := $(sort $(wildcard tests/harness/*.cc))
+TEST_OBJ    := $(TEST_SRC_C:%.c=$(O)/obj/%.o) $(TEST_SRC_CC:%.cc=$(O)/obj/%.o)
+TEST_BIN    := $(O)/tests/bts-tests
+
+TEST_DEFS   := -DBTS_BUILD_DIR='"$(abspath $(O))"' -DBTS_SRC_DIR='"$(abspath .)"'
+$(TEST_OBJ): CPPFLAGS += $(TEST_DEFS) -Itests/harness
+
+$(TEST_BIN): $(TEST_OBJ) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CXX) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB_A) $(LIBS) -lgtest
+
+# --------------------------------------------------------- traced programs
+PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread
+PROG_C_SRC  := $(filter-out tests/progs/static-%,$(wildcard tests/progs/*.c))
+PROG_ST_SRC := $(wildcard tests/progs/static-*.S tests/progs/static-*.c)
+PROGS := $(PROG_C_SRC:tests/progs/%.c=$(O)/progs/%) \
+	 $(basename $(PROG_ST_SRC:tests/progs/%=$(O)/progs/%))
+
+.SECONDEXPANSION:
+$(O)/progs/%: tests/progs/%.c $$(wildcard tests/progs/%-asm.S)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  PROG    $@")
+	$(Q)$(CC) $(PROG_CFLAGS) -o $@ $^
+
+$(O)/progs/static-%: tests/progs/static-%.S
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  PROG    $@")
+	$(Q)$(CC) -g -static -nostdlib -no-pie -o $@ $<
+
+$(O)/progs/static-%: tests/progs/static-%.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  PROG    $@")
+	$(Q)$(CC) -O1 -g -static -nostdlib -no-pie -ffreestanding -fno-stack-protector -fcf-protection=none -o $@ $<
+
+progs: $(PROGS)
+
+# ------------------------------------------------------------ ABI checker
+ABI_BINS := $(O)/tests/abi-layout-64 $(O)/tests/abi-layout-32
+$(O)/tests/abi-layout-64: tests/abi/abi_layout.c include/uapi/linux/ptrace_bts.h
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -m64 -std=gnu11 -Wall -Wextra -Werror -Iinclude/uapi -o $@ $<
+$(O)/tests/abi-layout-32: tests/abi/abi_layout.c include/uapi/linux/ptrace_bts.h
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -m32 -std=gnu11 -Wall -Wextra -Werror -Iinclude/uapi -o $@ $<
+
+# ------------------------------------------------------------------- runs
+TEST_DEPS := $(TEST_BIN) $(BTRACE) $(PROGS) $(ABI_BINS)
+
+test:
+	$(Q)scripts/deps test
+	$(Q)$(MAKE) --no-print-directory SAN=1 O=build/san test-host
+
+test-host: $(TEST_DEPS)
+	$(Q)scripts/run-tests $(O)
+
+# ------------------------------------------------------------------- fuzz
+FUZZ_SRC := $(wildcard tests/fuzz/*.c)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(O)/fuzz/%)
+$(O)/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  FUZZ    $@")
+	$(Q)clang $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRC) $(LIBS)
+fuzz: $(FUZZ_BIN)
+
+# ------------------------------------------------------------------ bench
+BENCH_SRC := $(wildcard tests/bench/*.c)
+BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(O)/bench/%)
+$(O)/bench/%: tests/bench/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror $(CPPFLAGS) -o $@ $< $(LIBS)
+
+bench: all $(BENCH_BIN)
+	$(Q)scripts/bench $(O)

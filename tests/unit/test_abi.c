@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The uapi header has one layout for 32- and 64-bit user space. */
+#include <stdlib.h>
+
+#include <linux/ptrace_bts.h>
+
+#include "harness.h"
+
+TEST(abi, same_layout_m32_m64)
+{
+	char *p64 = harness_path(BTS_BUILD_DIR, "tests/abi-layout-64");
+	char *p32 = harness_path(BTS_BUILD_DIR, "tests/abi-layout-32");
+	char *a64[] = { p64, NULL }, *a32[] = { p32, NULL };
+	struct harness_cmd c64, c32;
+
+	ASSERT_EQ(harness_run(a64, 10, &c64), 0);
+	ASSERT_EQ(harness_run(a32, 10, &c32), 0);
+	EXPECT_EQ(harness_exit_code(&c64), 0);
+	EXPECT_EQ(harness_exit_code(&c32), 0);
+	EXPECT_GT(c64.out_len, (size_t)100);
+	EXPECT_STREQ(c32.out, c64.out);
+	harness_cmd_free(&c64);
+	harness_cmd_free(&c32);
+	free(p64);
+	free(p32);
+}
+
+TEST(abi, record_is_24_bytes)
+{
+	EXPECT_EQ(sizeof(struct ptbts_record), (size_t)24);
+	EXPECT_EQ(sizeof(struct ptbts_config) % 8, (size_t)0);
+	EXPECT_EQ(sizeof(struct ptbts_status) % 8, (size_t)0);
+	EXPECT_EQ(sizeof(struct ptbts_caps) % 8, (size_t)0);
+}
+
+TEST(abi, ioctls_do_not_encode_sizes)
+{
+	EXPECT_EQ(_IOC_SIZE(PTBTS_IOC_ATTACH), 0u);
+	EXPECT_EQ(_IOC_SIZE(PTBTS_IOC_STATUS), 0u);
+	EXPECT_EQ(_IOC_SIZE(PTBTS_IOC_CAPS), 0u);
+	EXPECT_EQ(_IOC_SIZE(PTBTS_IOC_ACK), 0u);
+}
+
+TEST(abi, kinds_live_in_the_software_half)
+{
+	EXPECT_EQ(PTBTS_KIND_MASK & PTBTS_FLAG_HW_MASK, 0ull);
+	EXPECT_EQ(PTBTS_FLAG_SW_RESERVED & PTBTS_KIND_MASK, 0ull);
+	EXPECT_EQ(PTBTS_KIND(PTBTS_MKKIND(PTBTS_KIND_GAP)), (unsigned)PTBTS_KIND_GAP);
+}
