@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * The on-disk layout of a trace file (.btr), version 1.  Internal: only the
+ * writer and the reader know it; everything else goes through bts.h.
+ *
+ * All integers are little-endian.  A file is
+ *
+ *	header		struct bts_file_header, @header_size bytes
+ *	chunk ...	struct bts_chunk_header, @len bytes of payload, then
+ *			zero padding up to the next multiple of 8
+ *	END chunk	the last chunk; nothing follows it
+ *
+ * Chunk payloads start 8-aligned, so that their 64-bit fields and the
+ * records are naturally aligned in a mapped file.  Each known payload has
+ * an exact size given by its own fields; every reserved field is zero.
+ *
+ * Compatibility: a type with BTS_CHUNK_OPTIONAL set may be skipped by a
+ * reader that does not know it; an unknown type without that bit is refused
+ * (the file needs a newer libbts).  New information therefore comes as new
+ * chunk types (EXEC, CRASH and CODE are numbered already), and the version
+ * changes only when an old reader could misread a new file.  A header may
+ * grow at its end (@header_size): readers skip what they do not know.
+ */
+#ifndef BTS_TRACE_FORMAT_H
+#define BTS_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+#include "internal.h"
+
+/* PNG-style: a high byte and CR LF / ^Z / LF catch text-mode transfers. */
+#define BTS_FILE_MAGIC		"\x89" "BTR\r\n\x1a\n"
+#define BTS_FILE_MAGIC_LEN	8
+#define BTS_FILE_VERSION	1
+#define BTS_FILE_ALIGN		8
+/* A header this large is not one we wrote: refuse it rather than skip it. */
+#define BTS_FILE_HEADER_MAX	4096
+
+struct bts_file_header {
+	uint8_t magic[BTS_FILE_MAGIC_LEN];
+	uint32_t version;
+	uint32_t header_size;	/* bytes, a multiple of 8, >= 16 */
+};
+
+struct bts_chunk_header {
+	uint32_t type;		/* enum bts_chunk_type | BTS_CHUNK_OPTIONAL */
+	uint32_t len;		/* payload bytes, padding excluded */
+};
+
+#define BTS_CHUNK_OPTIONAL	(1u << 31)
+#define BTS_CHUNK_TYPE(type)	((type) & ~BTS_CHUNK_OPTIONAL)
+
+enum bts_chunk_type {
+	BTS_CHUNK_SESSION	= 1,	/* at most one */
+	BTS_CHUNK_PROCESS	= 2,	/* before anything naming its pid */
+	BTS_CHUNK_THREAD	= 3,	/* after its process, before its records */
+	BTS_CHUNK_MAP		= 4,
+	BTS_CHUNK_RECORDS	= 5,	/* any number per thread, interleaved */
+	BTS_CHUNK_EXIT		= 6,
+	BTS_CHUNK_END		= 7,	/* exactly one, the last */
+	/* Numbered for later issues; a version 1 reader refuses them. */
+	BTS_CHUNK_EXEC		= 8,
+	BTS_CHUNK_CRASH		= 9,	/* signal, siginfo, registers, stack */
+	BTS_CHUNK_CODE		= 10,	/* copies of code pages without a file */
+};
+
+struct bts_chunk_session {
+	uint32_t source;	/* enum ptbts_source */
+	uint32_t mode;		/* enum ptbts_mode */
+	uint64_t buffer_size;	/* bytes per thread */
+};
+
+/* Followed by exe_len bytes of path and a NUL. */
+struct bts_chunk_process {
+	int32_t pid;
+	int32_t ppid;
+	uint32_t exe_len;
+	uint32_t reserved;
+};
+
+struct bts_chunk_thread {
+	int32_t pid;
+	int32_t tid;
+};
+
+/* Followed by build_id_len bytes of build-id, path_len bytes of path, NUL. */
+struct bts_chunk_map {
+	int32_t pid;
+	uint32_t prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC */
+	uint64_t start;
+	uint64_t end;		/* > start */
+	uint64_t offset;
+	uint32_t build_id_len;	/* <= BTS_BUILD_ID_MAX */
+	uint32_t path_len;
+};
+
+/* Followed by count struct ptbts_record, oldest first. */
+struct bts_chunk_records {
+	int32_t pid;
+	int32_t tid;
+	uint32_t count;
+	uint32_t reserved;
+};
+
+/*
+ * @tid 0: the process @pid ended, @status is its waitpid() status.
+ * @tid != 0: that one thread of @pid ended.  The main thread (tid == pid)
+ * is a thread like the others, but as waitpid() reports the process's
+ * status for it, a process without an EXIT of its own takes its main
+ * thread's.  A process that ended has no threads left: its threads without
+ * an EXIT chunk of their own read as ended with the process's status.
+ */
+struct bts_chunk_exit {
+	int32_t pid;
+	int32_t tid;
+	int32_t status;
+	uint32_t reserved;
+};
+
+/* Totals a reader checks: a file cut and re-joined does not pass. */
+struct bts_chunk_end {
+	uint64_t chunks;	/* chunks before this one */
+	uint64_t records;	/* records in all RECORDS chunks */
+};
+
+/* The writer splits larger batches; readers accept any count that fits. */
+#define BTS_RECORDS_PER_CHUNK	16384
+
+_Static_assert(sizeof(struct bts_file_header) == 16, "header layout");
+_Static_assert(sizeof(struct bts_chunk_header) == 8, "chunk header layout");
+_Static_assert(sizeof(struct bts_chunk_session) == 16, "session layout");
+_Static_assert(sizeof(struct bts_chunk_process) == 16, "process layout");
+_Static_assert(sizeof(struct bts_chunk_thread) == 8, "thread layout");
+_Static_assert(sizeof(struct bts_chunk_map) == 40, "map layout");
+_Static_assert(sizeof(struct bts_chunk_records) == 16, "records layout");
+_Static_assert(sizeof(struct bts_chunk_exit) == 16, "exit layout");
+_Static_assert(sizeof(struct bts_chunk_end) == 16, "end layout");
+_Static_assert(sizeof(struct ptbts_record) == 24, "record layout");
+
+static inline size_t bts_file_pad(size_t len)
+{
+	return (BTS_FILE_ALIGN - len % BTS_FILE_ALIGN) % BTS_FILE_ALIGN;
+}
+
+/*
+ * What is wrong with a record, or NULL when it is well-formed (record.c);
+ * *kind gets its kind.  The reader and writer name the record's place.
+ */
+const char *bts_record_problem(const struct ptbts_record *rec, int *kind);
+
+#endif /* BTS_TRACE_FORMAT_H */

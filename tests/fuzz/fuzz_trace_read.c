@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libFuzzer target: the trace reader on any bytes.  An input either fails
+ * with a known error and a detail, or opens into a trace whose every part
+ * can be walked and keeps the promises of bts.h.
+ *
+ * With BTS_FUZZ_WRITE_SEEDS=DIR in the environment the target writes a seed
+ * corpus into DIR with libbts's own writer and exits, so that the seeds
+ * always follow the current format (scripts/run-tests uses this).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <bts.h>
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
+
+static void walk_maps(const struct bts_trace *t, pid_t pid)
+{
+	const struct bts_map *maps;
+	size_t n = bts_trace_maps(t, pid, &maps);
+
+	for (size_t i = 0; i < n; i++) {
+		CHECK(maps[i].start < maps[i].end);
+		CHECK(maps[i].build_id_len <= BTS_BUILD_ID_MAX);
+		CHECK(strlen(maps[i].path) < (size_t)-1);
+		CHECK(!i || maps[i - 1].end <= maps[i].start);
+	}
+}
+
+static void walk(const struct bts_trace *t)
+{
+	const struct bts_trace_info *info = bts_trace_info(t);
+	struct bts_rec_iter it;
+	struct ptbts_record r;
+
+	CHECK(info->version == 1);
+	for (size_t i = 0; i < bts_trace_nprocesses(t); i++) {
+		const struct bts_process_info *p = bts_trace_process(t, i);
+
+		CHECK(p && p->pid > 0 && strlen(p->exe) < (size_t)-1);
+		walk_maps(t, p->pid);
+	}
+	for (size_t i = 0; i < bts_trace_nthreads(t); i++) {
+		const struct bts_thread_info *th = bts_trace_thread(t, i);
+		uint64_t n = 0;
+
+		CHECK(th && th->tid > 0);
+		for (bts_trace_records(t, i, &it); bts_rec_next(&it, &r); n++)
+			CHECK(bts_record_kind(&r) >= 0);
+		CHECK(n == th->nrecords);
+	}
+	CHECK(!bts_trace_thread(t, bts_trace_nthreads(t)));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct bts_trace *t;
+	int err = bts_trace_open_mem(data, size, &t);
+
+	if (err) {
+		CHECK(err == -BTS_E_FORMAT || err == -BTS_E_VERSION ||
+		      err == -BTS_E_TRUNCATED);
+		CHECK(bts_errdetail()[0]);
+		return 0;
+	}
+	walk(t);
+	bts_trace_close(t);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- seeds */
+
+static struct ptbts_record rec(uint64_t from, uint64_t to, int kind)
+{
+	return (struct ptbts_record){ from, to, PTBTS_MKKIND(kind) | 0x10 };
+}
+
+static void must(int err, const char *what)
+{
+	if (err) {
+		fprintf(stderr, "seed %s: %s\n", what, bts_errdetail());
+		exit(1);
+	}
+}
+
+static void seed_empty(const char *dir)
+{
+	struct bts_writer *w;
+	char *path;
+
+	if (asprintf(&path, "%s/seed-empty.btr", dir) < 0)
+		exit(1);
+	must(bts_writer_open(path, &w), path);
+	must(bts_writer_close(w), path);
+	free(path);
+}
+
+/* Two processes, three threads, interleaved batches, every record kind. */
+static void seed_full(const char *dir, int nrecs)
+{
+	struct ptbts_record recs[64];
+	struct bts_map m = {
+		.start = 0x400000, .end = 0x402000, .offset = 0x1000, .prot = 5,
+		.build_id_len = 20, .build_id = { 1, 2, 3, 4, 5 }, .path = "/usr/bin/prog",
+	};
+	struct bts_writer *w;
+	char *path;
+
+	for (int i = 0; i < 64; i++)
+		recs[i] = rec(0x401000 + 16 * i, 0x401100 + 8 * i, i % 3);
+	recs[5] = rec(0, 3, PTBTS_KIND_LOST);
+	recs[9] = rec(0, PTBTS_GAP_UNREADABLE, PTBTS_KIND_GAP);
+	recs[12] = rec(0, 0x401000, PTBTS_KIND_EXEC);
+	recs[13] = rec(0, 0, PTBTS_KIND_FILTERED);
+	if (asprintf(&path, "%s/seed-full-%d.btr", dir, nrecs) < 0)
+		exit(1);
+	must(bts_writer_open(path, &w), path);
+	must(bts_writer_session(w, PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_RING, 4096), "session");
+	must(bts_writer_process(w, 10, 1, "/usr/bin/prog"), "process");
+	must(bts_writer_map(w, 10, &m), "map");
+	m = (struct bts_map){ .start = 0x401000, .end = 0x401800, .prot = 7, .path = "" };
+	must(bts_writer_map(w, 10, &m), "map");
+	m = (struct bts_map){ .start = 0x7ffd000, .end = 0x7fff000, .prot = 5, .path = "[vdso]" };
+	must(bts_writer_map(w, 10, &m), "map");
+	must(bts_writer_thread(w, 10, 10), "thread");
+	must(bts_writer_thread(w, 10, 11), "thread");
+	must(bts_writer_records(w, 10, 10, recs, nrecs), "records");
+	must(bts_writer_records(w, 10, 11, recs + 20, nrecs / 2), "records");
+	must(bts_writer_process(w, 12, 10, "/bin/child"), "process");
+	must(bts_writer_thread(w, 12, 12), "thread");
+	must(bts_writer_records(w, 10, 10, recs + 30, nrecs / 3), "records");
+	must(bts_writer_records(w, 12, 12, recs + 40, nrecs / 4), "records");
+	must(bts_writer_exit(w, 10, 11, 0), "exit");
+	must(bts_writer_exit(w, 12, 0, 9), "exit");
+	must(bts_writer_exit(w, 10, 0, 1 << 8), "exit");
+	must(bts_writer_close(w), path);
+	free(path);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *dir = getenv("BTS_FUZZ_WRITE_SEEDS");
+
+	(void)argc;
+	(void)argv;
+	if (!dir)
+		return 0;
+	seed_empty(dir);
+	seed_full(dir, 1);
+	seed_full(dir, 6);
+	seed_full(dir, 24);
+	exit(0);
+}
