@@ -3,6 +3,8 @@
 #ifndef BTS_INTERNAL_H
 #define BTS_INTERNAL_H
 
+#include <unistd.h>
+
 #include "bts.h"
 
 /*
@@ -12,6 +14,30 @@
 int bts_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same, with ": strerror(errno)" appended to the detail. */
 int bts_fail_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * A numeric field of /proc/TID/status ("PPid", "SigCgt", ...) in @base:
+ * 0, or -1 when the thread or the field is gone.
+ */
+int bts_proc_status(pid_t tid, const char *field, int base,
+		    unsigned long long *val);
+/* Whether @sig is in the signal mask @mask_field ("SigPnd", "SigCgt"). */
+bool bts_proc_sig_in(pid_t tid, const char *mask_field, int sig);
+
+static inline pid_t bts_proc_ppid(pid_t pid)
+{
+	unsigned long long v = 0;
+
+	return bts_proc_status(pid, "PPid", 10, &v) ? 0 : (pid_t)v;
+}
+
+/* Whether this process already traces @tid (an auto-attached clone). */
+static inline bool bts_proc_traced_by_self(pid_t tid)
+{
+	unsigned long long v = 0;
+
+	return !bts_proc_status(tid, "TracerPid", 10, &v) && (pid_t)v == getpid();
+}
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

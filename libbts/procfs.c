@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/* Reading a traced thread's /proc status lines. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+int bts_proc_status(pid_t tid, const char *field, int base,
+		    unsigned long long *val)
+{
+	size_t len = strlen(field);
+	char path[64], line[256];
+	int err = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (err && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, field, len) || line[len] != ':')
+			continue;
+		*val = strtoull(line + len + 1, NULL, base);
+		err = 0;
+	}
+	fclose(f);
+	return err;
+}
+
+bool bts_proc_sig_in(pid_t tid, const char *mask_field, int sig)
+{
+	unsigned long long mask;
+
+	if (sig < 1 || sig > 64 || bts_proc_status(tid, mask_field, 16, &mask))
+		return false;
+	return (mask >> (sig - 1)) & 1;
+}

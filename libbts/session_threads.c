@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The traced threads: each has its own ring of tracer memory.  BLOCK mode
+ * drains a full ring to the writer and goes on (lossless, bounded memory);
+ * RING mode keeps the newest records and writes them when the thread ends;
+ * STOP mode keeps the oldest and counts the rest.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "session.h"
+
+struct bts_thread *bts_thread_find(struct bts_session *s, pid_t tid)
+{
+	size_t i;
+
+	if (s->last && s->last->tid == tid)
+		return s->last;
+	for (i = 0; i < s->nthreads; i++)
+		if (s->threads[i]->tid == tid)
+			return s->last = s->threads[i];
+	return NULL;
+}
+
+static int table_push(struct bts_session *s, struct bts_thread *t)
+{
+	if (s->nthreads == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 8;
+		struct bts_thread **p = realloc(s->threads, cap * sizeof(*p));
+
+		if (!p)
+			return bts_fail(BTS_E_NOMEM, "thread table of %zu", cap);
+		s->threads = p;
+		s->cap = cap;
+	}
+	s->threads[s->nthreads++] = t;
+	return 0;
+}
+
+int bts_thread_add(struct bts_session *s, pid_t tid, struct bts_thread **out)
+{
+	struct bts_thread *t = calloc(1, sizeof(*t));
+	int err;
+
+	if (!t)
+		return bts_fail(BTS_E_NOMEM, "thread %d", (int)tid);
+	t->tid = tid;
+	t->stepping = true;
+	t->mem = malloc(s->buffer_size);
+	if (!t->mem) {
+		err = bts_fail(BTS_E_NOMEM, "a ring of %llu bytes for thread %d",
+			       (unsigned long long)s->buffer_size, (int)tid);
+		goto free_thread;
+	}
+	err = bts_ring_init(&t->ring, t->mem, s->buffer_size, s->mode);
+	if (err)
+		goto free_mem;
+	err = table_push(s, t);
+	if (err)
+		goto free_mem;
+	s->nthreads_seen++;
+	if (s->w)
+		bts_note_err(s, bts_writer_thread(s->w, s->pid, tid));
+	*out = t;
+	return 0;
+
+free_mem:
+	free(t->mem);
+free_thread:
+	free(t);
+	return err;
+}
+
+void bts_thread_remove(struct bts_session *s, struct bts_thread *t)
+{
+	size_t i;
+
+	for (i = 0; i < s->nthreads; i++) {
+		if (s->threads[i] == t) {
+			s->threads[i] = s->threads[--s->nthreads];
+			break;
+		}
+	}
+	if (s->last == t)
+		s->last = NULL;
+	free(t->mem);
+	free(t);
+}
+
+static void write_recs(struct bts_session *s, struct bts_thread *t,
+		       const struct ptbts_record *recs, size_t n)
+{
+	s->records += n;
+	if (s->w && n)
+		bts_note_err(s, bts_writer_records(s->w, s->pid, t->tid, recs, n));
+}
+
+static void write_lost(struct bts_session *s, struct bts_thread *t)
+{
+	struct ptbts_record lost = {
+		.to = t->ring.lost,
+		.flags = PTBTS_MKKIND(PTBTS_KIND_LOST),
+	};
+
+	if (!t->ring.lost)
+		return;
+	s->lost += t->ring.lost;
+	t->ring.lost = 0;
+	write_recs(s, t, &lost, 1);
+}
+
+static void write_unread(struct bts_session *s, struct bts_thread *t)
+{
+	struct bts_span span[2];
+	int i, n = bts_ring_unread(&t->ring, span);
+
+	for (i = 0; i < n; i++) {
+		write_recs(s, t, span[i].recs, span[i].n);
+		bts_ring_consume(&t->ring, span[i].n);
+	}
+}
+
+void bts_thread_drain(struct bts_session *s, struct bts_thread *t)
+{
+	write_unread(s, t);
+}
+
+/*
+ * Everything the ring holds, in the order it happened: the newest records
+ * survive in RING mode (the lost ones came first), the oldest in STOP mode.
+ */
+void bts_thread_flush(struct bts_session *s, struct bts_thread *t)
+{
+	struct bts_span span[2];
+
+	if (t->ring.mode == PTBTS_MODE_RING) {
+		bts_ring_unread(&t->ring, span);
+		write_lost(s, t);
+		write_unread(s, t);
+	} else {
+		write_unread(s, t);
+		write_lost(s, t);
+	}
+}
+
+static int emit_map(void *arg, const struct bts_map *m)
+{
+	struct bts_session *s = arg;
+
+	return s->w ? bts_writer_map(s->w, s->pid, m) : 0;
+}
+
+void bts_maps_write_all(struct bts_session *s)
+{
+	bts_mapset_clear(&s->maps);
+	bts_note_err(s, bts_mapset_refresh(&s->maps, s->pid, 0, emit_map, s));
+}
+
+/* Code the known maps do not cover was mapped since: write its maps. */
+static void check_maps(struct bts_session *s, uint64_t to)
+{
+	int err;
+
+	if (bts_mapset_contains(&s->maps, to))
+		return;
+	err = bts_mapset_refresh(&s->maps, s->pid, to, emit_map, s);
+	/* A process that is gone has no maps to read: not a trace error. */
+	if (err != -BTS_E_SRCH)
+		bts_note_err(s, err);
+}
+
+void bts_thread_emit(struct bts_session *s, struct bts_thread *t,
+		     uint64_t from, uint64_t to, int kind)
+{
+	struct ptbts_record rec = { from, to, PTBTS_MKKIND(kind) };
+
+	if (from)
+		check_maps(s, to);
+	if (bts_ring_put(&t->ring, &rec) == -BTS_E_AGAIN) {
+		bts_thread_drain(s, t);
+		bts_ring_put(&t->ring, &rec);
+	}
+}

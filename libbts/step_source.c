@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The ptrace-step source: every instruction is single-stepped.  At each
+ * stop the source knows the instruction about to run (its "pending" one,
+ * classified through the cache); at the next step report the new pc says
+ * where it went, and bts_insn_taken() says whether that is a branch record.
+ *
+ * Asynchronous records come from what the kernel does around a step:
+ *  - a caught signal, passed on at its signal-delivery-stop, makes the
+ *    kernel stop the stepping thread at the handler's first instruction:
+ *    {interrupted pc -> handler}, and the instruction there did not run;
+ *  - rt_sigreturn is a syscall after which the pc is elsewhere:
+ *    {the syscall -> the resumed pc}.
+ * Code that cannot be read or decoded gives a gap marker, never a guess.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+
+#include "session.h"
+
+#define CODE_CHUNK 64
+
+/* The kernel's internal restart codes (include/linux/errno.h). */
+#define K_ERESTARTSYS		512
+#define K_ERESTARTNOINTR	513
+#define K_ERESTARTNOHAND	514
+#define K_ERESTART_RESTARTBLOCK	516
+
+static int get_regs(struct bts_thread *t, struct user_regs_struct *regs)
+{
+	return ptrace(PTRACE_GETREGS, t->tid, 0, regs) ? -errno : 0;
+}
+
+/* The classification of @pc, through the cache; a gap reason on failure. */
+static int classify(struct bts_session *s, struct bts_thread *t, uint64_t pc,
+		    struct bts_insn *out)
+{
+	const struct bts_insn *c = bts_insn_cache_get(s->icache, pc);
+	uint8_t code[CODE_CHUNK];
+	ssize_t n;
+
+	if (c) {
+		*out = *c;
+		return 0;
+	}
+	n = bts_read_code(s, t->tid, pc, code, sizeof(code));
+	if (n <= 0)
+		return PTBTS_GAP_UNREADABLE;
+	if (bts_insn_cache_fill(s->icache, pc, code, (size_t)n) == 0) {
+		/* Too few bytes readable to finish the instruction? */
+		if (bts_insn_classify(code, (size_t)n, out) == -BTS_E_TRUNCATED &&
+		    n < (ssize_t)sizeof(code))
+			return PTBTS_GAP_UNREADABLE;
+		return PTBTS_GAP_UNDECODABLE;
+	}
+	*out = *bts_insn_cache_get(s->icache, pc);
+	return 0;
+}
+
+/* The instruction at regs' pc is the next to run. */
+static void set_pending(struct bts_session *s, struct bts_thread *t,
+			const struct user_regs_struct *regs, bool fresh)
+{
+	int gap = classify(s, t, regs->rip, &t->insn);
+
+	if (gap) {
+		/* One marker per hole, not one per instruction in it. */
+		if (!t->in_gap)
+			bts_thread_emit(s, t, 0, gap, PTBTS_KIND_GAP);
+		t->in_gap = true;
+		t->has_pending = false;
+		return;
+	}
+	t->in_gap = false;
+	t->has_pending = true;
+	t->fresh = fresh;
+	t->pc = regs->rip;
+	t->nr = regs->rax;
+}
+
+/* The pending instruction ran and the thread is now at @regs. */
+static void complete(struct bts_session *s, struct bts_thread *t,
+		     const struct user_regs_struct *regs)
+{
+	uint64_t next = regs->rip;
+
+	if (t->insn.kind == BTS_INSN_SYSCALL) {
+		bool sigreturn = t->nr == SYS_rt_sigreturn ||
+				 regs->orig_rax == SYS_rt_sigreturn;
+
+		if (sigreturn && next != t->pc + t->insn.len)
+			bts_thread_emit(s, t, t->pc, next, PTBTS_KIND_SIGRETURN);
+		return;
+	}
+	if (bts_insn_taken(&t->insn, t->pc, next))
+		bts_thread_emit(s, t, t->pc, next, PTBTS_KIND_BRANCH);
+}
+
+void bts_step_start(struct bts_session *s, struct bts_thread *t)
+{
+	struct user_regs_struct regs;
+
+	t->started = true;
+	t->has_pending = false;
+	t->sig_entry = false;
+	if (get_regs(t, &regs))
+		return;
+	/*
+	 * Stopped at a new thread's start, an interrupt or an exec: the
+	 * thread may be finishing (or restarting) a syscall, which reports a
+	 * trap before the instruction at the pc runs.
+	 */
+	set_pending(s, t, &regs, true);
+}
+
+/*
+ * A syscall that returned one of the kernel's restart codes: unless a
+ * handler runs first, the kernel moves the pc back onto the syscall and
+ * runs it again, and the next trap is at the same pc as this one.
+ */
+static bool restarting(const struct user_regs_struct *regs)
+{
+	long ret = (long)regs->rax;
+
+	return (long)regs->orig_rax >= 0 &&
+	       (ret == -K_ERESTARTSYS || ret == -K_ERESTARTNOINTR ||
+		ret == -K_ERESTARTNOHAND || ret == -K_ERESTART_RESTARTBLOCK);
+}
+
+void bts_step_trap(struct bts_session *s, struct bts_thread *t)
+{
+	struct user_regs_struct regs;
+	bool fresh = false;
+
+	if (get_regs(t, &regs))
+		return;
+	if (t->sig_entry) {
+		t->sig_entry = false;
+		bts_thread_emit(s, t, t->sig_from, regs.rip, PTBTS_KIND_SIGNAL);
+	} else if (t->has_pending) {
+		if (t->fresh && regs.rip == t->pc) {
+			/* It did not run: a syscall finished (or restarted) first. */
+			t->fresh = restarting(&regs);
+			return;
+		}
+		complete(s, t, &regs);
+		fresh = t->insn.kind == BTS_INSN_SYSCALL && restarting(&regs);
+	}
+	set_pending(s, t, &regs, fresh);
+}
+
+/*
+ * A signal-delivery-stop.  The pending instruction has not run, unless it
+ * was a trap (int3) that raised this very signal and moved the pc.
+ * Returns the signal to resume with.
+ */
+int bts_step_signal(struct bts_session *s, struct bts_thread *t, int sig)
+{
+	struct user_regs_struct regs;
+
+	if (!t->stepping || get_regs(t, &regs))
+		return sig;
+	if (t->has_pending && regs.rip != t->pc && !t->sig_entry) {
+		complete(s, t, &regs);
+		set_pending(s, t, &regs, false);
+	}
+	if (bts_proc_sig_in(t->tid, "SigCgt", sig)) {
+		t->sig_entry = true;
+		t->sig_from = regs.rip;
+	}
+	return sig;
+}
+
+void bts_step_exec(struct bts_session *s, struct bts_thread *t)
+{
+	struct user_regs_struct regs;
+	int is64 = bts_proc_is_64bit(s->pid);
+
+	bts_insn_cache_flush(s->icache);
+	if (get_regs(t, &regs))
+		return;
+	bts_thread_emit(s, t, 0, regs.rip, PTBTS_KIND_EXEC);
+	if (t->ring.mode == PTBTS_MODE_BLOCK)
+		bts_thread_drain(s, t);	/* the old image's records first */
+	bts_maps_write_all(s);
+	if (is64 != 1) {
+		/* Not traceable (32-bit): run on untraced, keep the exit status. */
+		bts_thread_emit(s, t, 0, PTBTS_GAP_DISABLED, PTBTS_KIND_GAP);
+		t->stepping = false;
+		t->has_pending = false;
+		return;
+	}
+	bts_step_start(s, t);
+}
+
+/* Nothing to put back: single-stepping plants no breakpoint. */
+void bts_step_restore(struct bts_session *s)
+{
+	(void)s;
+}
