@@ -185,9 +185,15 @@ BTS_API int bts_writer_map(struct bts_writer *w, pid_t pid,
 			   const struct bts_map *map);
 BTS_API int bts_writer_records(struct bts_writer *w, pid_t pid, pid_t tid,
 			       const struct ptbts_record *recs, size_t n);
-/* @status as waitpid() reports it: WIFEXITED / WIFSIGNALED. */
+/*
+ * @status as waitpid() reports it: WIFEXITED / WIFSIGNALED.  @tid 0: the
+ * process @pid ended (its threads with no exit of their own read as ended
+ * with it); otherwise the one thread @tid ended.  A process with no exit of
+ * its own reads as ended with its main thread's (tid == pid) status.
+ */
 BTS_API int bts_writer_exit(struct bts_writer *w, pid_t pid, pid_t tid,
 			    int status);
+/* Frees @w, also on failure; the temporary file is then removed. */
 BTS_API int bts_writer_close(struct bts_writer *w);
 BTS_API void bts_writer_abort(struct bts_writer *w);
 
@@ -234,7 +240,12 @@ bts_trace_process(const struct bts_trace *t, size_t i);
 BTS_API size_t bts_trace_nthreads(const struct bts_trace *t);
 BTS_API const struct bts_thread_info *
 bts_trace_thread(const struct bts_trace *t, size_t i);
-/* Maps of a process in file order; a later map replaces an overlapping one. */
+/*
+ * The maps of a process as they stand at the end of the file: a later map
+ * replaces what it overlaps of earlier ones (as mmap does; their parts
+ * outside it remain).  Sorted by start, none overlapping; strings and array
+ * belong to the trace.
+ */
 BTS_API size_t bts_trace_maps(const struct bts_trace *t, pid_t pid,
 			      const struct bts_map **maps);
 
@@ -264,6 +275,13 @@ BTS_API void bts_symbolizer_free(struct bts_symbolizer *s);
  */
 BTS_API int bts_symbolize(struct bts_symbolizer *s, uint64_t addr,
 			  const char **name, uint64_t *offset);
+/*
+ * The @i-th warning bts_symbolizer_new() met (a file that is missing or
+ * differs from the one traced: no names come from it), or NULL past the
+ * last.  libbts prints nothing: the caller says what it wants to.
+ */
+BTS_API const char *bts_symbolizer_warning(const struct bts_symbolizer *s,
+					   size_t i);
 
 /* ------------------------------------------------------------ recording */
 

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What the btrace commands share. */
+#ifndef BTRACE_H
+#define BTRACE_H
+
+#include <stdint.h>
+
+/*
+ * Exit codes.  record exits with the program's own status, so its own
+ * failures use the codes of env(1) and timeout(1), which a program rarely
+ * returns.  The other commands use the usual 1 (failed) and 2 (misused).
+ */
+#define EXIT_RECORD_FAILED	125	/* btrace record itself failed */
+#define EXIT_RECORD_NOEXEC	126	/* the program cannot be run */
+#define EXIT_RECORD_NOENT	127	/* the program was not found */
+#define EXIT_FAILED		1	/* dump, info: the work failed */
+#define EXIT_USAGE		2	/* dump, info, help: bad command line */
+
+int cmd_record(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+/* One line on stderr: "btrace: " fmt "\n". */
+void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same for a libbts failure: "btrace: " prefix ": " errstr[: detail]. */
+void error_bts(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * "4096", "64K", "4M", "1G" (powers of 1024) into bytes.  0 and sizes that
+ * do not fit in 64 bits are errors.  Returns 0 or -1.
+ */
+int parse_size(const char *s, uint64_t *out);
+
+#endif /* BTRACE_H */
