@@ -65,7 +65,7 @@ deps-build:
 deps-test:
 	$(Q)scripts/deps test
 
-.PHONY: all deps-build deps-test test test-host bench demo fuzz clean progs
+.PHONY: all deps-build deps-test test test-host bench demo fuzz clean progs kmod test-kernel
 
 $(O)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -96,6 +96,7 @@ $(BTRACE): $(BT_OBJ) $(LIB_A)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(BT_OBJ) $(LIB_A) $(LIBS)
 
 include tests/tests.mk
+include kernel/kernel.mk
 
 demo: all
 	$(Q)scripts/demo $(O)

@@ -41,6 +41,9 @@ int main(void)
 	F(ptbts_caps, pebs_format); F(ptbts_caps, pebs_record_size);
 	F(ptbts_caps, __reserved);
 
+	printf("first sizes %d %d %d %d\n", PTBTS_CONFIG_SIZE_VER0,
+	       PTBTS_STATUS_SIZE_VER0, PTBTS_ACK_SIZE_VER0,
+	       PTBTS_CAPS_SIZE_VER0);
 	printf("ioctls %#x %#x %#x %#x %#x %#x\n", PTBTS_IOC_CAPS,
 	       PTBTS_IOC_ATTACH, PTBTS_IOC_DETACH, PTBTS_IOC_STATUS,
 	       PTBTS_IOC_WAIT, PTBTS_IOC_ACK);

@@ -105,6 +105,7 @@ enum ptbts_gap {
  * @PTBTS_SOURCE_KMOD_STEP:   the module single-steps the thread itself
  * @PTBTS_SOURCE_PERF_BTS:    perf_event_open branch sampling (user space)
  * @PTBTS_SOURCE_PTRACE_STEP: a user-space ptrace tracer (user space)
+ * @PTBTS_SOURCE_MAX:         bound of the numbers (room in &struct ptbts_caps)
  *
  * The module implements only the KMOD sources; the others are numbered here
  * so that status, capabilities and trace files name every source one way.
@@ -134,6 +135,15 @@ enum ptbts_mode {
 
 /**
  * enum ptbts_state - where an attached thread is
+ * @PTBTS_STATE_RUNNING:  attached, running or sleeping
+ * @PTBTS_STATE_STOPPED:  attached, in a ptrace stop
+ * @PTBTS_STATE_EXITED:   the thread exited; its buffer is released
+ * @PTBTS_STATE_DETACHED: its tracer exited or let it go through ptrace; its
+ *                        buffer is released
+ *
+ * A thread that is EXITED or DETACHED stays known to the session (STATUS
+ * answers for it) until %PTBTS_IOC_DETACH, the session's close, or a new
+ * attach of the same thread id.
  */
 enum ptbts_state {
 	PTBTS_STATE_RUNNING	= 0,
@@ -144,6 +154,15 @@ enum ptbts_state {
 
 /**
  * enum ptbts_unavail - why a source cannot be used here (&struct ptbts_caps)
+ * @PTBTS_OK:                 it can
+ * @PTBTS_UNAVAIL_NOT_BUILT:  this module was built without it
+ * @PTBTS_UNAVAIL_NOT_INTEL:  the CPU is not Intel's
+ * @PTBTS_UNAVAIL_NO_DS:      CPUID.1:EDX.DS is clear
+ * @PTBTS_UNAVAIL_BTS_OFF:    MISC_ENABLE.BTS_UNAVAILABLE is set
+ * @PTBTS_UNAVAIL_PEBS_OFF:   MISC_ENABLE.PEBS_UNAVAILABLE is set
+ * @PTBTS_UNAVAIL_PTI:        page-table isolation is active
+ * @PTBTS_UNAVAIL_PEBS_FMT:   the PEBS record format is not supported
+ * @PTBTS_UNAVAIL_NOT_KERNEL: a user-space source, not the module's
  */
 enum ptbts_unavail {
 	PTBTS_OK		= 0,
@@ -259,8 +278,37 @@ struct ptbts_caps {
 };
 
 /*
+ * The smallest @size the kernel takes for each struct: a caller's struct is
+ * never smaller than its first version (shorter sizes are -EINVAL, sizes
+ * past a page -E2BIG).  Fields beyond a caller's @size read as zero.
+ */
+#define PTBTS_CONFIG_SIZE_VER0	40	/* up to @wakeup */
+#define PTBTS_STATUS_SIZE_VER0	40	/* up to @lost */
+#define PTBTS_ACK_SIZE_VER0	16	/* up to @tail */
+#define PTBTS_CAPS_SIZE_VER0	8	/* up to @abi_version */
+
+/*
  * ioctls on a session fd from open(PTBTS_DEVICE).  Sizes travel inside the
  * structs, so the numbers are plain _IO() and stay fixed as structs grow.
+ *
+ * The session belongs to the process that opened the device: other
+ * processes (a child that inherited the fd) get -EPERM for all but CAPS.
+ * Errors, beyond -EFAULT and the size rules above:
+ *   ATTACH  -EINVAL  a reserved field or flag set, unknown mode or source,
+ *                    buffer not page-aligned or empty or its end overflows,
+ *                    a second region the source does not fill, wakeup
+ *                    beyond the buffer
+ *           -EOPNOTSUPP  a module source that cannot record here; a buffer
+ *                    that maps a file (other than a memfd / shmem) or a device
+ *           -ESRCH   no such thread, or it is exiting
+ *           -EPERM   the caller is not the thread's ptrace tracer
+ *           -EBUSY   the thread is not in a ptrace stop
+ *           -EEXIST  the thread is attached already (to any session)
+ *           -EFAULT  part of the buffer is not mapped, or beyond user space
+ *           -EACCES  part of the buffer is not writable
+ *           -ENOMEM  past RLIMIT_MEMLOCK (without CAP_IPC_LOCK)
+ *   DETACH, STATUS  -ESRCH  the session holds no such thread
+ *   WAIT, ACK  -EOPNOTSUPP  until the module has a recording source
  */
 #define PTBTS_IOC_MAGIC		0xb7
 #define PTBTS_IOC_CAPS		_IO(PTBTS_IOC_MAGIC, 0x00) /* struct ptbts_caps * */

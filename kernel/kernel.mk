@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The kernel module and its tests in QEMU.  Included from the top-level
+# Makefile; paths are from the top.
+#
+#   make kmod          build kernel/ptrace_bts/ with kbuild, out of the source
+#                      tree (in $(O)/kmod/), W=1, warnings are errors
+#   make kmod-check    the same under sparse (C=2), sparse warnings are errors
+#   make test-kernel   boot Debian's kernel in QEMU with the module and run
+#                      tests/kernel/ in the guest; last line "N passed, N failed"
+#
+# KDIR=DIR builds against other headers (default: those of Debian's
+# linux-headers-amd64); the guest boots linux-image-<KDIR's release>.
+
+ifeq ($(origin KDIR),undefined)
+KDIR_GIVEN :=
+KDIR = /lib/modules/$(shell scripts/kernel-abi)/build
+else
+KDIR_GIVEN := 1
+endif
+# The release the module's vermagic names (Debian's kernel.release differs).
+KERNEL_RELEASE = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
+		   $(KDIR)/include/generated/utsrelease.h)
+
+KMOD_DIR   := $(O)/kmod/ptrace_bts
+KMOD_SRC   := $(sort $(wildcard kernel/ptrace_bts/*.c kernel/ptrace_bts/*.h)) \
+	      kernel/ptrace_bts/Kbuild
+KMOD       := $(KMOD_DIR)/ptrace_bts.ko
+KBUILD_ARGS = -C $(KDIR) M=$(abspath $(KMOD_DIR)) O= \
+	      PTBTS_UAPI=$(abspath include/uapi) PTBTS_WERROR=y W=1 \
+	      $(if $(V:0=),V=1)
+
+# Images are large and change only with the headers: kept across builds.
+KCACHE     := build/kernel-cache
+
+KGUEST     := $(O)/kguest
+KGUEST_SRC := $(sort $(wildcard tests/kernel/*.c))
+KGUEST_HAR := $(sort $(wildcard tests/harness/*.c)) $(wildcard tests/harness/*.cc)
+KGUEST_OBJ := $(patsubst %,$(KGUEST)/obj/%.o,$(basename $(KGUEST_SRC) $(KGUEST_HAR)))
+KGUEST_BIN := $(KGUEST)/kernel-tests
+KGUEST_IMG := $(KGUEST)/initramfs.cpio
+
+# Static (the guest has no libc), so UBSan only: ASan cannot be static.
+KGUEST_SAN := -fsanitize=undefined -fno-sanitize-recover=all
+KGUEST_CFLAGS := -O2 -g -std=gnu11 $(WARN) $(KGUEST_SAN) -D_GNU_SOURCE \
+	-Iinclude/uapi -Itests/harness -Itests/kernel \
+	-DBTS_BUILD_DIR='"/"' -DBTS_SRC_DIR='"/"'
+KGUEST_CXXFLAGS := -O2 -g -std=gnu++17 -Wall -Wextra -Werror $(KGUEST_SAN) \
+	-Itests/harness
+
+.PHONY: kmod kmod-build kmod-always kmod-check test-kernel kernel-guest \
+	kernel-guest-files
+
+kmod:
+	$(Q)$(if $(KDIR_GIVEN),true,scripts/deps kmod)
+	$(Q)$(MAKE) --no-print-directory kmod-build
+
+# kbuild builds in M=; the sources are linked there so that the source tree
+# stays clean.  kbuild itself decides what to rebuild.
+kmod-build: $(KMOD)
+
+$(KMOD): kmod-always
+	@mkdir -p $(KMOD_DIR)
+	$(Q)for f in $(KMOD_SRC); do ln -sfn $(abspath .)/$$f $(KMOD_DIR)/; done
+	$(Q)$(MAKE) $(KBUILD_ARGS) $(if $(C),C=$(C) CF=-Wsparse-error) modules
+
+kmod-check:
+	$(Q)$(if $(KDIR_GIVEN),true,scripts/deps kmod)
+	$(Q)$(MAKE) --no-print-directory kmod-build C=2
+
+$(KGUEST)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC [guest] $<")
+	$(Q)$(CC) $(KGUEST_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(KGUEST)/obj/%.o: %.cc
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CXX [guest] $<")
+	$(Q)$(CXX) $(KGUEST_CXXFLAGS) -MMD -MP -c -o $@ $<
+
+# gtest's streaming listener (never used here) makes ld warn that static
+# getaddrinfo needs glibc at run time: that one warning is dropped.
+$(KGUEST_BIN): $(KGUEST_OBJ)
+	$(if $(Q),@echo "  LD [guest] $@")
+	$(Q)$(CXX) -static $(KGUEST_SAN) -o $@ $^ -lgtest -lpthread 2>$@.ld; \
+	rc=$$?; grep -v -e 'getaddrinfo' -e 'StreamingListener' $@.ld >&2; \
+	rm -f $@.ld; exit $$rc
+
+$(KGUEST_IMG): $(KGUEST_BIN) $(KMOD) tests/kernel/init tests/kernel/mkinitramfs
+	$(if $(Q),@echo "  CPIO    $@")
+	$(Q)tests/kernel/mkinitramfs $@ tests/kernel/init $(KMOD) $(KGUEST_BIN)
+
+# Everything the guest run needs, in $(KGUEST): vmlinuz, initramfs.cpio.
+# The image is fetched first: on a machine with stale headers, fetching
+# upgrades them, and the module must then be built against the new ones.
+kernel-guest:
+	$(Q)tests/kernel/fetch-kernel $(KCACHE) $(KGUEST)/vmlinuz \
+		$(if $(KDIR_GIVEN),$(KERNEL_RELEASE))
+	$(Q)$(MAKE) --no-print-directory kernel-guest-files C=1
+
+kernel-guest-files: $(KGUEST_IMG)
+
+test-kernel:
+	$(Q)$(if $(KDIR_GIVEN),true,scripts/deps kernel)
+	$(Q)$(MAKE) --no-print-directory kernel-guest
+	$(Q)tests/kernel/qemu-run $(KGUEST)
+
+# "make test" passes KERNEL=1: the guest is built with the host tests, and
+# scripts/run-tests runs it as the suite "kernel".
+ifeq ($(KERNEL),1)
+test-host: kernel-guest
+export PTBTS_KERNEL_GUEST := $(abspath $(KGUEST))
+endif

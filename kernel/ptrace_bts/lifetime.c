@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ptrace_bts: the registry of attached threads, and their release when the
+ * thread or its tracer exits.
+ *
+ * A thread is attached to at most one session.  The registry lists every
+ * attachment whose thread and tracer are both alive.  A probe on the
+ * sched_process_exit tracepoint sees every exiting task: when it is an
+ * attached thread (state EXITED) or the tracer of one (ptrace detaches the
+ * tracees of a dying tracer: state DETACHED), the attachment leaves the
+ * registry and its buffer is released from a workqueue.  The probe runs with
+ * preemption off and must not sleep; unpinning and vunmap sleep.
+ */
+#include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <linux/workqueue.h>
+
+#include "ptbts.h"
+
+static DEFINE_SPINLOCK(ptbts_reg_lock);
+static LIST_HEAD(ptbts_registry);
+static struct workqueue_struct *ptbts_wq;
+static struct tracepoint *ptbts_tp_exit;
+
+/* Under the registry lock: the attachment ends, its release is queued. */
+static void ptbts_registry_evict(struct ptbts_thread *t, u32 why)
+{
+	list_del_init(&t->reg_node);
+	WRITE_ONCE(t->gone, why);
+	refcount_inc(&t->ref);
+	queue_work(ptbts_wq, &t->release_work);
+}
+
+static void ptbts_on_exit(void *data, struct task_struct *p)
+{
+	struct ptbts_thread *t, *next;
+
+	spin_lock(&ptbts_reg_lock);
+	list_for_each_entry_safe(t, next, &ptbts_registry, reg_node) {
+		if (t->task == p)
+			ptbts_registry_evict(t, PTBTS_STATE_EXITED);
+		else if (t->tracer == p)
+			ptbts_registry_evict(t, PTBTS_STATE_DETACHED);
+	}
+	spin_unlock(&ptbts_reg_lock);
+}
+
+/**
+ * ptbts_release_work() - release the buffer of a thread that has gone
+ * @work: &struct ptbts_thread.release_work
+ */
+void ptbts_release_work(struct work_struct *work)
+{
+	struct ptbts_thread *t = container_of(work, struct ptbts_thread,
+					      release_work);
+
+	ptbts_thread_release(t);
+	ptbts_thread_put(t);
+}
+
+/* Whether @tracer still traces @task (it may have PTRACE_DETACHed). */
+static bool ptbts_still_traced_by(struct task_struct *task,
+				  struct task_struct *tracer)
+{
+	bool traced;
+
+	rcu_read_lock();
+	traced = ptrace_parent(task) == tracer;
+	rcu_read_unlock();
+	return traced;
+}
+
+/**
+ * ptbts_registry_add() - enter a new attachment
+ * @t: the thread object, its buffer pinned
+ *
+ * An older attachment of the same thread whose tracer no longer traces it
+ * (it detached through ptrace, not through the session) is evicted.
+ *
+ * Return: 0; -EEXIST when the thread is attached already; -ESRCH when it is
+ * exiting (its exit probe may have run before it was entered).
+ */
+int ptbts_registry_add(struct ptbts_thread *t)
+{
+	struct ptbts_thread *o, *next;
+	int err = 0;
+
+	spin_lock(&ptbts_reg_lock);
+	list_for_each_entry_safe(o, next, &ptbts_registry, reg_node) {
+		if (o->task != t->task)
+			continue;
+		if (ptbts_still_traced_by(o->task, o->tracer)) {
+			err = -EEXIST;
+			goto unlock;
+		}
+		ptbts_registry_evict(o, PTBTS_STATE_DETACHED);
+	}
+	/* PF_EXITING is set before the exit probe runs. */
+	if (t->task->flags & PF_EXITING) {
+		err = -ESRCH;
+		goto unlock;
+	}
+	list_add_tail(&t->reg_node, &ptbts_registry);
+unlock:
+	spin_unlock(&ptbts_reg_lock);
+	return err;
+}
+
+/**
+ * ptbts_registry_del() - take an attachment out, if it is still in
+ * @t: the thread object
+ */
+void ptbts_registry_del(struct ptbts_thread *t)
+{
+	spin_lock(&ptbts_reg_lock);
+	list_del_init(&t->reg_node);
+	spin_unlock(&ptbts_reg_lock);
+}
+
+/**
+ * ptbts_flush_releases() - wait for every queued release
+ */
+void ptbts_flush_releases(void)
+{
+	flush_workqueue(ptbts_wq);
+}
+
+static void ptbts_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_exit"))
+		*(struct tracepoint **)priv = tp;
+}
+
+/**
+ * ptbts_lifetime_init() - the release workqueue and the exit probe
+ *
+ * Return: 0 or a negative errno.
+ */
+int ptbts_lifetime_init(void)
+{
+	int err;
+
+	for_each_kernel_tracepoint(ptbts_find_tp, &ptbts_tp_exit);
+	if (!ptbts_tp_exit)
+		return -ENOENT;
+	ptbts_wq = alloc_workqueue("ptrace_bts", 0, 0);
+	if (!ptbts_wq)
+		return -ENOMEM;
+	err = tracepoint_probe_register(ptbts_tp_exit, ptbts_on_exit, NULL);
+	if (err)
+		destroy_workqueue(ptbts_wq);
+	return err;
+}
+
+/**
+ * ptbts_lifetime_exit() - remove the probe, then finish queued releases
+ *
+ * The probe is gone from every CPU before the workqueue is drained, so
+ * nothing can queue behind the drain.
+ */
+void ptbts_lifetime_exit(void)
+{
+	tracepoint_probe_unregister(ptbts_tp_exit, ptbts_on_exit, NULL);
+	tracepoint_synchronize_unregister();
+	destroy_workqueue(ptbts_wq);
+}

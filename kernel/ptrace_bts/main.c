@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ptrace_bts: the misc device /dev/ptrace_bts, its file operations and the
+ * module's init and exit.
+ *
+ * The device is open to every user: opening it grants nothing.  What a
+ * session may do is decided per thread, by the ptrace relationship.
+ */
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+
+#include "ptbts.h"
+
+static int ptbts_open(struct inode *inode, struct file *file)
+{
+	struct ptbts_session *s = ptbts_session_new();
+
+	if (!s)
+		return -ENOMEM;
+	file->private_data = s;
+	return stream_open(inode, file);
+}
+
+static int ptbts_release(struct inode *inode, struct file *file)
+{
+	ptbts_session_free(file->private_data);
+	return 0;
+}
+
+static long ptbts_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct ptbts_session *s = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	if (cmd == PTBTS_IOC_CAPS)
+		return ptbts_ioctl_caps(uarg);
+	/*
+	 * The session is the tracer's: a process that inherited or received
+	 * the fd is not the tracer of anything attached through it.
+	 */
+	switch (cmd) {
+	case PTBTS_IOC_ATTACH:
+	case PTBTS_IOC_DETACH:
+	case PTBTS_IOC_STATUS:
+	case PTBTS_IOC_WAIT:
+	case PTBTS_IOC_ACK:
+		if (!ptbts_session_is_owner(s))
+			return -EPERM;
+		break;
+	default:
+		return -ENOTTY;
+	}
+
+	switch (cmd) {
+	case PTBTS_IOC_ATTACH:
+		return ptbts_ioctl_attach(s, uarg);
+	case PTBTS_IOC_DETACH:
+		return ptbts_ioctl_detach(s, arg);
+	case PTBTS_IOC_STATUS:
+		return ptbts_ioctl_status(s, uarg);
+	default:
+		/* WAIT and ACK come with the first recording source. */
+		return -EOPNOTSUPP;
+	}
+}
+
+/*
+ * Every argument is a pointer to a struct with one layout for 32- and 64-bit
+ * callers, or (DETACH) a 32-bit value, which compat_ptr() leaves intact.
+ */
+static const struct file_operations ptbts_fops = {
+	.owner		= THIS_MODULE,
+	.open		= ptbts_open,
+	.release	= ptbts_release,
+	.unlocked_ioctl	= ptbts_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= no_llseek,
+};
+
+static struct miscdevice ptbts_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "ptrace_bts",
+	.fops	= &ptbts_fops,
+	.mode	= 0666,
+};
+
+static int __init ptbts_init(void)
+{
+	int err;
+
+	err = ptbts_lifetime_init();
+	if (err)
+		return err;
+	err = ptbts_sysfs_init();
+	if (err)
+		goto lifetime_exit;
+	err = misc_register(&ptbts_misc);
+	if (err)
+		goto sysfs_exit;
+	return 0;
+
+sysfs_exit:
+	ptbts_sysfs_exit();
+lifetime_exit:
+	ptbts_lifetime_exit();
+	return err;
+}
+
+/*
+ * No session can be open here (each holds a module reference), so what is
+ * left are releases queued by exiting threads: ptbts_lifetime_exit() waits
+ * for them.
+ */
+static void __exit ptbts_exit(void)
+{
+	misc_deregister(&ptbts_misc);
+	ptbts_sysfs_exit();
+	ptbts_lifetime_exit();
+}
+
+module_init(ptbts_init);
+module_exit(ptbts_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Branch tracing of ptrace-stopped threads into pinned tracer pages");
+MODULE_AUTHOR("ptrace-bts");

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ptrace_bts: the recording sources, what each needs and why it may be
+ * missing here.
+ *
+ * This module has no recorder yet.  kmod-step is accepted by ATTACH so that
+ * the session core (pinning, accounting, lifetimes) is usable and testable,
+ * and records nothing; the capabilities report it "not built" so that no
+ * tool picks it for real work.  kmod-bts and kmod-pebs are refused.
+ */
+#include <linux/errno.h>
+#include <linux/kernel.h>
+
+#include "ptbts.h"
+
+static const struct ptbts_source_ops ptbts_step_ops = {
+	.has_buffer2	= false,
+};
+
+/**
+ * ptbts_source_unavail() - why a source cannot record here
+ * @source: an &enum ptbts_source
+ *
+ * Return: an &enum ptbts_unavail, %PTBTS_OK when it can.
+ */
+u8 ptbts_source_unavail(u32 source)
+{
+	switch (source) {
+	case PTBTS_SOURCE_KMOD_BTS:
+	case PTBTS_SOURCE_KMOD_PEBS:
+	case PTBTS_SOURCE_KMOD_STEP:
+		return PTBTS_UNAVAIL_NOT_BUILT;
+	case PTBTS_SOURCE_PERF_BTS:
+	case PTBTS_SOURCE_PTRACE_STEP:
+		return PTBTS_UNAVAIL_NOT_KERNEL;
+	default:
+		/* No source has this number. */
+		return PTBTS_UNAVAIL_NOT_BUILT;
+	}
+}
+
+/**
+ * ptbts_unavail_name() - a reason in words, as sysfs shows it
+ * @reason: an &enum ptbts_unavail
+ *
+ * Return: a constant string.
+ */
+const char *ptbts_unavail_name(u8 reason)
+{
+	static const char *const names[] = {
+		[PTBTS_OK]			= "ok",
+		[PTBTS_UNAVAIL_NOT_BUILT]	= "not built",
+		[PTBTS_UNAVAIL_NOT_INTEL]	= "not an Intel CPU",
+		[PTBTS_UNAVAIL_NO_DS]		= "no debug store",
+		[PTBTS_UNAVAIL_BTS_OFF]		= "BTS unavailable",
+		[PTBTS_UNAVAIL_PEBS_OFF]	= "PEBS unavailable",
+		[PTBTS_UNAVAIL_PTI]		= "page-table isolation",
+		[PTBTS_UNAVAIL_PEBS_FMT]	= "PEBS format not supported",
+		[PTBTS_UNAVAIL_NOT_KERNEL]	= "a user-space source",
+	};
+
+	if (reason >= ARRAY_SIZE(names) || !names[reason])
+		return "unknown";
+	return names[reason];
+}
+
+/**
+ * ptbts_source_get() - the operations of a source ATTACH may use
+ * @source: an &enum ptbts_source from user space
+ * @err:    set to -EINVAL for a number that is not a module source, or to
+ *          -EOPNOTSUPP for a module source that cannot record here
+ *
+ * Return: the source's operations, or NULL with @err set.
+ */
+const struct ptbts_source_ops *ptbts_source_get(u32 source, int *err)
+{
+	switch (source) {
+	case PTBTS_SOURCE_KMOD_STEP:
+		return &ptbts_step_ops;
+	case PTBTS_SOURCE_KMOD_BTS:
+	case PTBTS_SOURCE_KMOD_PEBS:
+		*err = -EOPNOTSUPP;
+		return NULL;
+	default:
+		*err = -EINVAL;
+		return NULL;
+	}
+}

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ptrace_bts: STATUS, where the producer of a thread's records is.
+ *
+ * The positions come from the kernel's own memory, never from the buffer,
+ * which the tracer can write.
+ */
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "ptbts.h"
+
+static void ptbts_status_fill(struct ptbts_status *st,
+			      const struct ptbts_thread *t)
+{
+	st->state = ptbts_thread_state(t);
+	st->source = t->source;
+	st->head = t->head;
+	st->wraps = t->wraps;
+	st->lost = t->lost;
+}
+
+/**
+ * ptbts_ioctl_status() - %PTBTS_IOC_STATUS
+ * @s:    the session, owned by the caller's process
+ * @uarg: a &struct ptbts_status with @size and @tid set
+ *
+ * A thread whose exit queued the release of its buffer is reported once
+ * that release is done: EXITED means the pages are back.
+ *
+ * Return: 0; -EFAULT; -EINVAL or -E2BIG for a bad size; -ESRCH when the
+ * session holds no such thread.
+ */
+long ptbts_ioctl_status(struct ptbts_session *s, void __user *uarg)
+{
+	struct ptbts_status st;
+	struct ptbts_thread *t;
+	u32 usize, tid;
+	int err;
+
+	err = ptbts_get_usize(&usize, uarg, PTBTS_STATUS_SIZE_VER0);
+	if (err)
+		return err;
+	if (get_user(tid, &((struct ptbts_status __user *)uarg)->tid))
+		return -EFAULT;
+	memset(&st, 0, sizeof(st));
+	st.size = min_t(u32, usize, sizeof(st));
+	st.tid = tid;
+
+	mutex_lock(&s->lock);
+	t = ptbts_session_find(s, tid);
+	if (t) {
+		flush_work(&t->release_work);
+		ptbts_status_fill(&st, t);
+	}
+	mutex_unlock(&s->lock);
+	if (!t)
+		return -ESRCH;
+	return ptbts_copy_out(uarg, usize, &st, sizeof(st));
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ptrace_bts: an attached thread, from attach to its last reference.
+ *
+ * Its buffer is released exactly once, by whichever comes first: a detach,
+ * the session's close, or the release queued when the thread or its tracer
+ * exited.  Whoever takes the buffer pointer releases it.
+ */
+#include <linux/sched.h>
+#include <linux/sched/jobctl.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+
+#include "ptbts.h"
+
+/**
+ * ptbts_thread_new() - a thread object for a checked configuration
+ * @task: the thread, referenced by the caller; the new object takes over
+ *        that reference
+ * @cfg:  the configuration, already checked
+ *
+ * The caller (current) is recorded as the tracer.
+ *
+ * Return: the object with one reference, or NULL.
+ */
+struct ptbts_thread *ptbts_thread_new(struct task_struct *task,
+				      const struct ptbts_config *cfg)
+{
+	struct ptbts_thread *t = kzalloc(sizeof(*t), GFP_KERNEL);
+
+	if (!t)
+		return NULL;
+	INIT_LIST_HEAD(&t->node);
+	INIT_LIST_HEAD(&t->reg_node);
+	refcount_set(&t->ref, 1);
+	INIT_WORK(&t->release_work, ptbts_release_work);
+	t->task = task;
+	t->tracer = current;
+	get_task_struct(current);
+	t->tid = cfg->tid;
+	t->source = cfg->source;
+	t->mode = cfg->mode;
+	t->wakeup = cfg->wakeup ? cfg->wakeup : cfg->buffer_size / 2;
+	return t;
+}
+
+/**
+ * ptbts_thread_put() - drop a reference
+ * @t: the thread object
+ */
+void ptbts_thread_put(struct ptbts_thread *t)
+{
+	if (!refcount_dec_and_test(&t->ref))
+		return;
+	WARN_ON_ONCE(t->buf);
+	put_task_struct(t->task);
+	put_task_struct(t->tracer);
+	kfree(t);
+}
+
+/**
+ * ptbts_thread_release() - stop recording and release the buffer, once
+ * @t: the thread object
+ *
+ * Sleeps.  Safe to call any number of times from any path.
+ */
+void ptbts_thread_release(struct ptbts_thread *t)
+{
+	struct ptbts_buf *buf = xchg(&t->buf, NULL);
+	const struct ptbts_source_ops *ops;
+	int err;
+
+	if (!buf)
+		return;
+	ops = ptbts_source_get(t->source, &err);
+	if (ops && ops->stop)
+		ops->stop(t);
+	ptbts_buf_release(buf);
+}
+
+/**
+ * ptbts_thread_end() - detach a thread: the session's side of the end
+ * @t: the thread object, already off the session's list
+ *
+ * Takes it out of the registry, waits for a release its exit may have
+ * queued, releases what is left and drops the session's reference.
+ */
+void ptbts_thread_end(struct ptbts_thread *t)
+{
+	ptbts_registry_del(t);
+	flush_work(&t->release_work);
+	ptbts_thread_release(t);
+	ptbts_thread_put(t);
+}
+
+/**
+ * ptbts_thread_state() - where the thread is, for STATUS
+ * @t: the thread object
+ *
+ * Return: an &enum ptbts_state.
+ */
+u32 ptbts_thread_state(const struct ptbts_thread *t)
+{
+	u32 gone = READ_ONCE(t->gone);
+
+	if (gone)
+		return gone;
+	return task_is_traced(t->task) ? PTBTS_STATE_STOPPED :
+					 PTBTS_STATE_RUNNING;
+}

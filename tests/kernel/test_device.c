@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The device, the capabilities ioctl and sysfs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "kt.h"
+
+TEST(device, exists_for_everyone)
+{
+	struct stat st;
+	int fd;
+
+	ASSERT_EQ(stat(PTBTS_DEVICE, &st), 0);
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_EQ(st.st_mode & 0777, 0666u);
+	fd = kt_open();
+	ASSERT_GE(fd, 0);
+	close(fd);
+}
+
+TEST(device, unknown_ioctl_is_enotty)
+{
+	int fd = kt_open();
+
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(kt_ioctl(fd, _IO(PTBTS_IOC_MAGIC, 0x7f), NULL), -ENOTTY);
+	EXPECT_EQ(kt_ioctl(fd, _IO('T', 0x01), NULL), -ENOTTY);
+	close(fd);
+}
+
+TEST(device, wait_and_ack_not_yet)
+{
+	struct ptbts_status st = { .size = sizeof(st) };
+	struct ptbts_ack ack = { .size = sizeof(ack) };
+	int fd = kt_open();
+
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_WAIT, &st), -EOPNOTSUPP);
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ACK, &ack), -EOPNOTSUPP);
+	close(fd);
+}
+
+TEST(caps, reports_the_module)
+{
+	struct ptbts_caps c;
+	int fd = kt_open();
+	size_t i;
+
+	ASSERT_GE(fd, 0);
+	memset(&c, 0xa5, sizeof(c));
+	c.size = sizeof(c);
+	ASSERT_EQ(kt_ioctl(fd, PTBTS_IOC_CAPS, &c), 0);
+	EXPECT_EQ(c.size, (unsigned)sizeof(c));
+	EXPECT_EQ(c.abi_version, (unsigned)PTBTS_ABI_VERSION);
+	EXPECT_EQ(c.record_size, 24u);
+	/* No recorder is built yet: nothing is offered. */
+	EXPECT_EQ(c.sources, 0u);
+	EXPECT_EQ(c.unavail[PTBTS_SOURCE_KMOD_BTS], PTBTS_UNAVAIL_NOT_BUILT);
+	EXPECT_EQ(c.unavail[PTBTS_SOURCE_KMOD_PEBS], PTBTS_UNAVAIL_NOT_BUILT);
+	EXPECT_EQ(c.unavail[PTBTS_SOURCE_KMOD_STEP], PTBTS_UNAVAIL_NOT_BUILT);
+	EXPECT_EQ(c.unavail[PTBTS_SOURCE_PERF_BTS], PTBTS_UNAVAIL_NOT_KERNEL);
+	EXPECT_EQ(c.unavail[PTBTS_SOURCE_PTRACE_STEP], PTBTS_UNAVAIL_NOT_KERNEL);
+	EXPECT_EQ(c.pebs_format, ~0u);
+	EXPECT_EQ(c.pebs_record_size, 0u);
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(c.__reserved[i], 0ull);
+	close(fd);
+}
+
+/* An older caller's struct is filled only up to its size. */
+TEST(caps, smaller_struct_filled_to_its_size)
+{
+	unsigned char buf[sizeof(struct ptbts_caps)];
+	struct ptbts_caps *c = (struct ptbts_caps *)buf;
+	int fd = kt_open();
+	size_t i;
+
+	ASSERT_GE(fd, 0);
+	memset(buf, 0xa5, sizeof(buf));
+	c->size = PTBTS_CAPS_SIZE_VER0;
+	ASSERT_EQ(kt_ioctl(fd, PTBTS_IOC_CAPS, c), 0);
+	EXPECT_EQ(c->size, (unsigned)PTBTS_CAPS_SIZE_VER0);
+	EXPECT_EQ(c->abi_version, (unsigned)PTBTS_ABI_VERSION);
+	for (i = PTBTS_CAPS_SIZE_VER0; i < sizeof(buf); i++)
+		EXPECT_EQ(buf[i], 0xa5);
+	c->size = PTBTS_CAPS_SIZE_VER0 - 1;
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_CAPS, c), -EINVAL);
+	close(fd);
+}
+
+/* A newer caller's struct gets zeroes where the module knows nothing. */
+TEST(caps, larger_struct_tail_zeroed)
+{
+	unsigned char buf[sizeof(struct ptbts_caps) + 64];
+	struct ptbts_caps *c = (struct ptbts_caps *)buf;
+	int fd = kt_open();
+	size_t i;
+
+	ASSERT_GE(fd, 0);
+	memset(buf, 0xa5, sizeof(buf));
+	c->size = sizeof(buf);
+	ASSERT_EQ(kt_ioctl(fd, PTBTS_IOC_CAPS, c), 0);
+	EXPECT_EQ(c->size, (unsigned)sizeof(struct ptbts_caps));
+	for (i = sizeof(struct ptbts_caps); i < sizeof(buf); i++)
+		EXPECT_EQ(buf[i], 0);
+	c->size = KT_PAGE + 1;
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_CAPS, c), -E2BIG);
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_CAPS, NULL), -EFAULT);
+	close(fd);
+}
+
+static void expect_file(const char *rel, const char *want)
+{
+	char path[256], line[128];
+
+	snprintf(path, sizeof(path), "%s/%s", KT_SYSFS, rel);
+	ASSERT_EQ(kt_read_line(path, line, sizeof(line)), 0);
+	EXPECT_STREQ(line, want);
+}
+
+TEST(sysfs, one_value_per_file)
+{
+	expect_file("abi_version", "1");
+	expect_file("record_size", "24");
+	expect_file("pinned_pages", "0");
+	expect_file("sources/kmod-bts/available", "0");
+	expect_file("sources/kmod-bts/reason", "not built");
+	expect_file("sources/kmod-pebs/available", "0");
+	expect_file("sources/kmod-pebs/reason", "not built");
+	expect_file("sources/kmod-step/available", "0");
+	expect_file("sources/kmod-step/reason", "not built");
+}
+
+TEST(sysfs, read_only)
+{
+	static const char *const files[] = {
+		"abi_version", "record_size", "pinned_pages",
+		"sources/kmod-step/available", "sources/kmod-step/reason",
+	};
+	char path[256];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", KT_SYSFS, files[i]);
+		ASSERT_EQ(stat(path, &st), 0);
+		EXPECT_EQ(st.st_mode & 0777, 0444u);
+		/* Even root: there is nothing to write. */
+		EXPECT_EQ(open(path, O_WRONLY), -1);
+		EXPECT_EQ(errno, EACCES);
+	}
+}
