@@ -64,8 +64,8 @@ $(O)/tests/abi-layout-32: tests/abi/abi_layout.c include/uapi/linux/ptrace_bts.h
 TEST_DEPS := $(TEST_BIN) $(BTRACE) $(PROGS) $(ABI_BINS)
 
 test:
-	$(Q)scripts/deps test
-	$(Q)$(MAKE) --no-print-directory SAN=1 O=build/san test-host
+	$(Q)scripts/deps kernel
+	$(Q)$(MAKE) --no-print-directory SAN=1 O=build/san test-host KERNEL=1
 
 test-host: $(TEST_DEPS)
 	$(Q)scripts/run-tests $(O)
@@ -86,5 +86,13 @@ $(O)/bench/%: tests/bench/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror $(CPPFLAGS) -o $@ $< $(LIBS)
 
-bench: all $(BENCH_BIN)
+# Workloads: plain static programs (no tracer libraries, no dynamic loader
+# whose start-up would outweigh them under single-stepping).
+BENCH_WORK_SRC := $(wildcard tests/bench/work/*.c)
+BENCH_WORK := $(BENCH_WORK_SRC:tests/bench/work/%.c=$(O)/bench/work/%)
+$(O)/bench/work/%: tests/bench/work/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -O2 -g -static -Wall -Wextra -Werror -o $@ $<
+
+bench: all $(BENCH_BIN) $(BENCH_WORK)
 	$(Q)scripts/bench $(O)

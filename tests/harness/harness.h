@@ -80,7 +80,7 @@ void harness_cleanup(void);
 } while (0)
 
 #define __H_TRUE(fatal, c, want) do {					\
-	if (!!(c) != (want)) {						\
+	if ((!!(c)) != (want)) {						\
 		harness_fail(__FILE__, __LINE__, "Expected: %s is %s",	\
 			     #c, (want) ? "true" : "false");		\
 		__H_BAIL(fatal);					\
