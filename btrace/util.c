@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include <bts.h>
@@ -21,19 +22,32 @@ void error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/*
+ * "btrace: PREFIX: what: detail", without saying a thing twice: libbts's
+ * detail often names the file or the error already.
+ */
 void error_bts(int err, const char *fmt, ...)
 {
-	const char *detail = bts_errdetail();
+	const char *detail = bts_errdetail(), *what = bts_errstr(err);
+	char prefix[4096];
+	size_t len;
 	va_list ap;
 
-	fputs("btrace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(prefix, sizeof(prefix), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, ": %s", bts_errstr(err));
-	if (detail && *detail)
-		fprintf(stderr, " (%s)", detail);
-	fputc('\n', stderr);
+	len = strlen(prefix);
+	if (detail && !strncmp(detail, prefix, len) && !strncmp(detail + len, ": ", 2)
+	    && !strstr(detail, what))
+		detail += len + 2;
+	if (!detail || !*detail)
+		fprintf(stderr, "btrace: %s: %s\n", prefix, what);
+	else if (!strstr(detail, what))
+		fprintf(stderr, "btrace: %s: %s (%s)\n", prefix, what, detail);
+	else if (!strncmp(detail, prefix, strlen(prefix)))
+		fprintf(stderr, "btrace: %s\n", detail);
+	else
+		fprintf(stderr, "btrace: %s: %s\n", prefix, detail);
 }
 
 static int suffix_shift(const char *end)
