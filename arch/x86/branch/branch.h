@@ -33,11 +33,14 @@ typedef int32_t s32;
  * @PTBTS_BR_RET:      near return (with or without imm16)
  * @PTBTS_BR_JMP_IND:  indirect jump (register or memory)
  * @PTBTS_BR_CALL_IND: indirect call (register or memory)
- * @PTBTS_BR_FAR:      far jmp/call/ret, iret: taken, target not decoded
+ * @PTBTS_BR_FAR:      far jmp/call/ret, iret, uiret, and the privileged
+ *                     returns sysret/sysexit/rsm: taken, target not decoded
  * @PTBTS_BR_SYSCALL:  syscall/sysenter/int imm8/int3/into/int1: control
  *                     normally returns to the next instruction
  * @PTBTS_BR_OTHER:    anything else that may not fall through and that a
- *                     source must treat with care (e.g. XBEGIN, UD2)
+ *                     source must treat with care: xbegin, xabort, xend
+ *                     (an abort jumps to xbegin's fallback), enclu,
+ *                     ud0/ud1/ud2
  */
 enum ptbts_br_kind {
 	PTBTS_BR_NONE = 0,
@@ -57,9 +60,12 @@ enum ptbts_br_kind {
  * struct ptbts_insn - what the classifier found
  * @len:  instruction length in bytes (1..15)
  * @kind: &enum ptbts_br_kind
- * @rep:  a REP/REPNE prefix on a string instruction (the pc repeats)
+ * @rep:  a REP/REPNE prefix on a string instruction (movs, cmps, scas,
+ *        lods, stos, ins, outs): the pc repeats; @kind is then NONE
  * @rel:  for relative kinds (JCC, LOOP, JMP, CALL): the displacement from
- *        the end of the instruction; 0 otherwise
+ *        the end of the instruction, sign-extended (in 32-bit code with a
+ *        66 prefix the CPU also truncates the target to 16 bits); 0
+ *        otherwise, xbegin's fallback included
  */
 struct ptbts_insn {
 	u8 len;
@@ -76,8 +82,9 @@ struct ptbts_insn {
  * @out:    filled on success
  *
  * Return: 0; -ENODATA when @avail ends inside the instruction (read more
- * bytes and retry); -EINVAL when the bytes are not a valid instruction.
- * User space gets the same negative errno values.
+ * bytes and retry; never returned once 15 bytes are there); -EINVAL when
+ * the bytes are not a valid instruction (a few invalid encodings pass:
+ * see branch.c).  User space gets the same negative errno values.
  */
 int ptbts_branch_classify(const u8 *code, unsigned int avail, bool mode64,
 			  struct ptbts_insn *out);
