@@ -27,14 +27,15 @@ KMOD_SRC   := $(sort $(wildcard kernel/ptrace_bts/*.c kernel/ptrace_bts/*.h)) \
 	      kernel/ptrace_bts/Kbuild
 KMOD       := $(KMOD_DIR)/ptrace_bts.ko
 KBUILD_ARGS = -C $(KDIR) M=$(abspath $(KMOD_DIR)) O= \
-	      PTBTS_UAPI=$(abspath include/uapi) PTBTS_WERROR=y W=1 \
+	      PTBTS_UAPI=$(abspath include/uapi) \
+	      PTBTS_BRANCH=$(abspath arch/x86/branch) PTBTS_WERROR=y W=1 \
 	      $(if $(V:0=),V=1)
 
 # Images are large and change only with the headers: kept across builds.
 KCACHE     := build/kernel-cache
 
 KGUEST     := $(O)/kguest
-KGUEST_SRC := $(sort $(wildcard tests/kernel/*.c))
+KGUEST_SRC := $(sort $(wildcard tests/kernel/*.c tests/kernel/*.S))
 KGUEST_HAR := $(sort $(wildcard tests/harness/*.c)) $(wildcard tests/harness/*.cc)
 KGUEST_OBJ := $(patsubst %,$(KGUEST)/obj/%.o,$(basename $(KGUEST_SRC) $(KGUEST_HAR)))
 KGUEST_BIN := $(KGUEST)/kernel-tests
@@ -72,6 +73,11 @@ $(KGUEST)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC [guest] $<")
 	$(Q)$(CC) $(KGUEST_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(KGUEST)/obj/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  AS [guest] $<")
+	$(Q)$(CC) -c -o $@ $<
 
 $(KGUEST)/obj/%.o: %.cc
 	@mkdir -p $(dir $@)

@@ -93,7 +93,7 @@ static int ptbts_attach_locked(struct ptbts_session *s,
 	task = ptbts_get_tracee(cfg->tid, &err);
 	if (!task)
 		return err;
-	t = ptbts_thread_new(task, cfg);
+	t = ptbts_thread_new(s, task, cfg);
 	if (!t) {
 		put_task_struct(task);
 		return -ENOMEM;
@@ -101,6 +101,7 @@ static int ptbts_attach_locked(struct ptbts_session *s,
 	err = ptbts_buf_pin(&t->buf, cfg->buffer, cfg->buffer_size);
 	if (err)
 		goto put_thread;
+	ptbts_ring_start(&t->ring, t->buf);
 	err = ptbts_registry_add(t);
 	if (err)
 		goto release;

@@ -39,6 +39,7 @@ static void ptbts_on_exit(void *data, struct task_struct *p)
 {
 	struct ptbts_thread *t, *next;
 
+	ptbts_step_task_exit(p);
 	spin_lock(&ptbts_reg_lock);
 	list_for_each_entry_safe(t, next, &ptbts_registry, reg_node) {
 		if (t->task == p)

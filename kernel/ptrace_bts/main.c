@@ -59,10 +59,16 @@ static long ptbts_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ptbts_ioctl_detach(s, arg);
 	case PTBTS_IOC_STATUS:
 		return ptbts_ioctl_status(s, uarg);
+	case PTBTS_IOC_WAIT:
+		return ptbts_ioctl_wait(s, uarg);
 	default:
-		/* WAIT and ACK come with the first recording source. */
-		return -EOPNOTSUPP;
+		return ptbts_ioctl_ack(s, uarg);
 	}
+}
+
+static __poll_t ptbts_poll(struct file *file, poll_table *pt)
+{
+	return ptbts_poll_session(file->private_data, file, pt);
 }
 
 /*
@@ -74,6 +80,7 @@ static const struct file_operations ptbts_fops = {
 	.open		= ptbts_open,
 	.release	= ptbts_release,
 	.unlocked_ioctl	= ptbts_ioctl,
+	.poll		= ptbts_poll,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= no_llseek,
 };
@@ -92,9 +99,12 @@ static int __init ptbts_init(void)
 	err = ptbts_lifetime_init();
 	if (err)
 		return err;
-	err = ptbts_sysfs_init();
+	err = ptbts_step_init();
 	if (err)
 		goto lifetime_exit;
+	err = ptbts_sysfs_init();
+	if (err)
+		goto step_exit;
 	err = misc_register(&ptbts_misc);
 	if (err)
 		goto sysfs_exit;
@@ -102,13 +112,16 @@ static int __init ptbts_init(void)
 
 sysfs_exit:
 	ptbts_sysfs_exit();
+step_exit:
+	ptbts_step_exit();
 lifetime_exit:
 	ptbts_lifetime_exit();
 	return err;
 }
 
 /*
- * No session can be open here (each holds a module reference), so what is
+ * No session can be open here (each holds a module reference), and no
+ * task has a trap flag of kmod-step's (each holds one too), so what is
  * left are releases queued by exiting threads: ptbts_lifetime_exit() waits
  * for them.
  */
@@ -116,6 +129,7 @@ static void __exit ptbts_exit(void)
 {
 	misc_deregister(&ptbts_misc);
 	ptbts_sysfs_exit();
+	ptbts_step_exit();
 	ptbts_lifetime_exit();
 }
 

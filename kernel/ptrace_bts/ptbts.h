@@ -10,16 +10,20 @@
 #ifndef PTBTS_H
 #define PTBTS_H
 
+#include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/poll.h>
 #include <linux/refcount.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/ptrace_bts.h>
 
 struct mm_struct;
 struct page;
 struct pid;
+struct ptbts_step;
 struct task_struct;
 
 /**
@@ -38,15 +42,53 @@ struct ptbts_buf {
 };
 
 /**
+ * struct ptbts_ring - the positions in a record buffer, in kernel memory
+ * @recs:      the slots (the buffer's kernel mapping)
+ * @nslots:    how many records fit
+ * @mode:      &enum ptbts_mode
+ * @wakeup:    unread records that make the thread ready (at least 1)
+ * @count:     records written since attach; the producer publishes it with
+ *             smp_store_release() after the record, readers load it with
+ *             smp_load_acquire()
+ * @tail:      records acknowledged (ACK), the same way round: the consumer
+ *             publishes, the producer acquires before reusing a slot
+ * @lost:      records not written (STOP mode, a BLOCK wait cut short)
+ * @slot:      producer only: the slot @count lands in (@count % @nslots,
+ *             kept so that no record costs a division)
+ * @lost_run:  producer only: records lost since the last LOST marker
+ * @wq:        consumers waiting in WAIT
+ * @room_wq:   a BLOCK-mode producer waiting for an ACK
+ * @wake_work: wakes @wq and the session's poll queue from trap context
+ *
+ * See ring.c for the protocol between the producer and the consumer.
+ */
+struct ptbts_ring {
+	struct ptbts_record *recs;
+	u64 nslots;
+	u32 mode;
+	u64 wakeup;
+	u64 count;
+	u64 tail;
+	u64 lost;
+	u64 slot;
+	u64 lost_run;
+	wait_queue_head_t wq;
+	wait_queue_head_t room_wq;
+	struct irq_work wake_work;
+};
+
+/**
  * struct ptbts_session - the state behind one open file
  * @lock:    serialises the session's ioctls; protects @threads
  * @threads: the attached threads (&struct ptbts_thread.node)
  * @owner:   the process that opened the device, as a thread-group pid
+ * @poll_wq: poll() waiters; woken when any thread becomes ready
  */
 struct ptbts_session {
 	struct mutex lock;
 	struct list_head threads;
 	struct pid *owner;
+	wait_queue_head_t poll_wq;
 };
 
 /**
@@ -62,10 +104,9 @@ struct ptbts_session {
  * @mode:         &enum ptbts_mode
  * @gone:         0 while attached, else the final &enum ptbts_state
  *                (%PTBTS_STATE_EXITED or %PTBTS_STATE_DETACHED)
- * @wakeup:       bytes of unread records that wake a waiter
- * @head:         producer position, a byte offset in the buffer
- * @wraps:        times @head went back to 0
- * @lost:         records not written
+ * @session:      the session, which outlives the object's attachment
+ * @ring:         the positions in @buf
+ * @step:         the kmod-step state, or NULL
  * @buf:          the buffer; taken exactly once, by whoever releases it
  * @release_work: releases @buf after the thread or its tracer exited
  *
@@ -82,10 +123,9 @@ struct ptbts_thread {
 	u32 source;
 	u32 mode;
 	u32 gone;
-	u64 wakeup;
-	u64 head;
-	u64 wraps;
-	u64 lost;
+	struct ptbts_session *session;
+	struct ptbts_ring ring;
+	struct ptbts_step *step;
 	struct ptbts_buf *buf;
 	struct work_struct release_work;
 };
@@ -136,12 +176,36 @@ bool ptbts_session_is_owner(const struct ptbts_session *s);
 struct ptbts_thread *ptbts_session_find(struct ptbts_session *s, pid_t tid);
 
 /* thread.c */
-struct ptbts_thread *ptbts_thread_new(struct task_struct *task,
+struct ptbts_thread *ptbts_thread_new(struct ptbts_session *s,
+				      struct task_struct *task,
 				      const struct ptbts_config *cfg);
 void ptbts_thread_put(struct ptbts_thread *t);
 void ptbts_thread_release(struct ptbts_thread *t);
 void ptbts_thread_end(struct ptbts_thread *t);
 u32 ptbts_thread_state(const struct ptbts_thread *t);
+bool ptbts_thread_ready(const struct ptbts_thread *t);
+
+/* ring.c */
+void ptbts_ring_init(struct ptbts_ring *r, const struct ptbts_config *cfg);
+void ptbts_ring_start(struct ptbts_ring *r, struct ptbts_buf *buf);
+void ptbts_ring_stop(struct ptbts_ring *r);
+int ptbts_ring_put(struct ptbts_ring *r, u64 from, u64 to, u32 kind);
+bool ptbts_ring_has_room(const struct ptbts_ring *r);
+u64 ptbts_ring_unread(const struct ptbts_ring *r);
+int ptbts_ring_ack(struct ptbts_ring *r, u64 tail);
+
+/* wait.c */
+long ptbts_ioctl_wait(struct ptbts_session *s, void __user *uarg);
+long ptbts_ioctl_ack(struct ptbts_session *s, void __user *uarg);
+__poll_t ptbts_poll_session(struct ptbts_session *s, struct file *file,
+			    poll_table *pt);
+
+/* step.c: the kmod-step source */
+int ptbts_step_init(void);
+void ptbts_step_exit(void);
+int ptbts_step_start(struct ptbts_thread *t);
+void ptbts_step_stop(struct ptbts_thread *t);
+void ptbts_step_task_exit(struct task_struct *p);
 
 /* attach.c */
 long ptbts_ioctl_attach(struct ptbts_session *s, void __user *uarg);
@@ -149,6 +213,8 @@ long ptbts_ioctl_detach(struct ptbts_session *s, unsigned long tid);
 
 /* status.c */
 long ptbts_ioctl_status(struct ptbts_session *s, void __user *uarg);
+void ptbts_status_fill(struct ptbts_status *st, const struct ptbts_thread *t,
+		       u32 usize);
 
 /* lifetime.c */
 int ptbts_lifetime_init(void);

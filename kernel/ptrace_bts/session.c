@@ -25,6 +25,7 @@ struct ptbts_session *ptbts_session_new(void)
 		return NULL;
 	mutex_init(&s->lock);
 	INIT_LIST_HEAD(&s->threads);
+	init_waitqueue_head(&s->poll_wq);
 	s->owner = get_pid(task_tgid(current));
 	return s;
 }

@@ -3,10 +3,8 @@
  * ptrace_bts: the recording sources, what each needs and why it may be
  * missing here.
  *
- * This module has no recorder yet.  kmod-step is accepted by ATTACH so that
- * the session core (pinning, accounting, lifetimes) is usable and testable,
- * and records nothing; the capabilities report it "not built" so that no
- * tool picks it for real work.  kmod-bts and kmod-pebs are refused.
+ * kmod-step works on every x86-64 CPU.  kmod-bts and kmod-pebs are not
+ * built yet: ATTACH refuses them.
  */
 #include <linux/errno.h>
 #include <linux/kernel.h>
@@ -15,6 +13,8 @@
 
 static const struct ptbts_source_ops ptbts_step_ops = {
 	.has_buffer2	= false,
+	.start		= ptbts_step_start,
+	.stop		= ptbts_step_stop,
 };
 
 /**
@@ -26,9 +26,10 @@ static const struct ptbts_source_ops ptbts_step_ops = {
 u8 ptbts_source_unavail(u32 source)
 {
 	switch (source) {
+	case PTBTS_SOURCE_KMOD_STEP:
+		return PTBTS_OK;
 	case PTBTS_SOURCE_KMOD_BTS:
 	case PTBTS_SOURCE_KMOD_PEBS:
-	case PTBTS_SOURCE_KMOD_STEP:
 		return PTBTS_UNAVAIL_NOT_BUILT;
 	case PTBTS_SOURCE_PERF_BTS:
 	case PTBTS_SOURCE_PTRACE_STEP:

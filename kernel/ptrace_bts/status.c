@@ -10,14 +10,25 @@
 
 #include "ptbts.h"
 
-static void ptbts_status_fill(struct ptbts_status *st,
-			      const struct ptbts_thread *t)
+/**
+ * ptbts_status_fill() - the status of a thread, every byte set
+ * @st:    filled
+ * @t:     the thread object
+ * @usize: the caller's struct size
+ */
+void ptbts_status_fill(struct ptbts_status *st, const struct ptbts_thread *t,
+		       u32 usize)
 {
+	u64 count = smp_load_acquire(&t->ring.count);
+
+	memset(st, 0, sizeof(*st));
+	st->size = min_t(u32, usize, sizeof(*st));
+	st->tid = t->tid;
 	st->state = ptbts_thread_state(t);
 	st->source = t->source;
-	st->head = t->head;
-	st->wraps = t->wraps;
-	st->lost = t->lost;
+	st->head = (count % t->ring.nslots) * sizeof(struct ptbts_record);
+	st->wraps = count / t->ring.nslots;
+	st->lost = READ_ONCE(t->ring.lost);
 }
 
 /**
@@ -43,15 +54,12 @@ long ptbts_ioctl_status(struct ptbts_session *s, void __user *uarg)
 		return err;
 	if (get_user(tid, &((struct ptbts_status __user *)uarg)->tid))
 		return -EFAULT;
-	memset(&st, 0, sizeof(st));
-	st.size = min_t(u32, usize, sizeof(st));
-	st.tid = tid;
 
 	mutex_lock(&s->lock);
 	t = ptbts_session_find(s, tid);
 	if (t) {
 		flush_work(&t->release_work);
-		ptbts_status_fill(&st, t);
+		ptbts_status_fill(&st, t, usize);
 	}
 	mutex_unlock(&s->lock);
 	if (!t)

@@ -15,6 +15,7 @@
 
 /**
  * ptbts_thread_new() - a thread object for a checked configuration
+ * @s:    the session it is attached through
  * @task: the thread, referenced by the caller; the new object takes over
  *        that reference
  * @cfg:  the configuration, already checked
@@ -23,7 +24,8 @@
  *
  * Return: the object with one reference, or NULL.
  */
-struct ptbts_thread *ptbts_thread_new(struct task_struct *task,
+struct ptbts_thread *ptbts_thread_new(struct ptbts_session *s,
+				      struct task_struct *task,
 				      const struct ptbts_config *cfg)
 {
 	struct ptbts_thread *t = kzalloc(sizeof(*t), GFP_KERNEL);
@@ -40,7 +42,8 @@ struct ptbts_thread *ptbts_thread_new(struct task_struct *task,
 	t->tid = cfg->tid;
 	t->source = cfg->source;
 	t->mode = cfg->mode;
-	t->wakeup = cfg->wakeup ? cfg->wakeup : cfg->buffer_size / 2;
+	t->session = s;
+	ptbts_ring_init(&t->ring, cfg);
 	return t;
 }
 
@@ -75,6 +78,7 @@ void ptbts_thread_release(struct ptbts_thread *t)
 	ops = ptbts_source_get(t->source, &err);
 	if (ops && ops->stop)
 		ops->stop(t);
+	ptbts_ring_stop(&t->ring);
 	ptbts_buf_release(buf);
 }
 
@@ -107,4 +111,18 @@ u32 ptbts_thread_state(const struct ptbts_thread *t)
 		return gone;
 	return task_is_traced(t->task) ? PTBTS_STATE_STOPPED :
 					 PTBTS_STATE_RUNNING;
+}
+
+/**
+ * ptbts_thread_ready() - whether WAIT returns and poll() reports EPOLLIN
+ * @t: the thread object
+ *
+ * Return: true when the unread records reach the threshold, or the thread
+ * is not running (stopped, exited, detached, or released).
+ */
+bool ptbts_thread_ready(const struct ptbts_thread *t)
+{
+	if (!READ_ONCE(t->buf) || ptbts_thread_state(t) != PTBTS_STATE_RUNNING)
+		return true;
+	return ptbts_ring_unread(&t->ring) >= t->ring.wakeup;
 }

@@ -29,7 +29,7 @@ int main(void)
 	F(ptbts_status, size); F(ptbts_status, tid); F(ptbts_status, state);
 	F(ptbts_status, source); F(ptbts_status, head); F(ptbts_status, wraps);
 	F(ptbts_status, lost); F(ptbts_status, head2); F(ptbts_status, wraps2);
-	F(ptbts_status, __reserved);
+	F(ptbts_status, timeout_ns); F(ptbts_status, __reserved);
 
 	S(ptbts_ack);
 	F(ptbts_ack, size); F(ptbts_ack, tid); F(ptbts_ack, tail);

@@ -251,7 +251,8 @@ TEST(status, of_a_stopped_and_a_running_thread)
 	EXPECT_EQ(s.lost, 0ull);
 	EXPECT_EQ(s.head2, 0ull);
 	EXPECT_EQ(s.wraps2, 0ull);
-	for (i = 0; i < 3; i++)
+	EXPECT_EQ(s.timeout_ns, 0ull);
+	for (i = 0; i < 2; i++)
 		EXPECT_EQ(s.__reserved[i], 0ull);
 
 	ASSERT_EQ(ptrace(PTRACE_CONT, t.pid, 0, 0), 0);

@@ -34,16 +34,45 @@ TEST(device, unknown_ioctl_is_enotty)
 	close(fd);
 }
 
-TEST(device, wait_and_ack_not_yet)
+TEST(device, wait_and_ack_check_their_arguments)
 {
-	struct ptbts_status st = { .size = sizeof(st) };
-	struct ptbts_ack ack = { .size = sizeof(ack) };
+	struct ptbts_status st = { .size = sizeof(st), .tid = 1 };
+	struct ptbts_ack ack = { .size = sizeof(ack), .tid = 1 };
+	struct kt_tracee t;
+	void *buf = kt_map(KT_PAGE);
 	int fd = kt_open();
 
 	ASSERT_GE(fd, 0);
-	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_WAIT, &st), -EOPNOTSUPP);
-	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ACK, &ack), -EOPNOTSUPP);
+	/* Nothing attached. */
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_WAIT, &st), -ESRCH);
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ACK, &ack), -ESRCH);
+	ASSERT_EQ(kt_tracee_start(&t, 0, 1), 0);
+	ASSERT_EQ(kt_attach(fd, t.pid, buf, KT_PAGE), 0);
+	st.tid = t.pid;
+	ack.tid = t.pid;
+	st.__reserved[1] = 1;
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_WAIT, &st), -EINVAL);
+	st.__reserved[1] = 0;
+	st.size = PTBTS_STATUS_SIZE_VER0 - 1;
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_WAIT, &st), -EINVAL);
+	st.size = sizeof(st);
+	/* Stopped: ready; the timeout comes back as given. */
+	st.timeout_ns = 5;
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_WAIT, &st), 0);
+	EXPECT_EQ(st.state, (unsigned)PTBTS_STATE_STOPPED);
+	EXPECT_EQ(st.timeout_ns, 5u);
+	EXPECT_EQ(st.__reserved[0], 0u);
+	/* Nothing was written yet: only 0 can be acknowledged. */
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ACK, &ack), 0);
+	ack.tail = 1;
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ACK, &ack), -EINVAL);
+	ack.tail = 0;
+	ack.__reserved[0] = 1;
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ACK, &ack), -EINVAL);
+	kt_tracee_kill(&t);
 	close(fd);
+	kt_unmap(buf, KT_PAGE);
+	EXPECT_EQ(kt_pinned(), 0);
 }
 
 TEST(caps, reports_the_module)
@@ -59,11 +88,11 @@ TEST(caps, reports_the_module)
 	EXPECT_EQ(c.size, (unsigned)sizeof(c));
 	EXPECT_EQ(c.abi_version, (unsigned)PTBTS_ABI_VERSION);
 	EXPECT_EQ(c.record_size, 24u);
-	/* No recorder is built yet: nothing is offered. */
-	EXPECT_EQ(c.sources, 0u);
+	/* kmod-step only, until the hardware sources are built. */
+	EXPECT_EQ(c.sources, 1u << PTBTS_SOURCE_KMOD_STEP);
 	EXPECT_EQ(c.unavail[PTBTS_SOURCE_KMOD_BTS], PTBTS_UNAVAIL_NOT_BUILT);
 	EXPECT_EQ(c.unavail[PTBTS_SOURCE_KMOD_PEBS], PTBTS_UNAVAIL_NOT_BUILT);
-	EXPECT_EQ(c.unavail[PTBTS_SOURCE_KMOD_STEP], PTBTS_UNAVAIL_NOT_BUILT);
+	EXPECT_EQ(c.unavail[PTBTS_SOURCE_KMOD_STEP], PTBTS_OK);
 	EXPECT_EQ(c.unavail[PTBTS_SOURCE_PERF_BTS], PTBTS_UNAVAIL_NOT_KERNEL);
 	EXPECT_EQ(c.unavail[PTBTS_SOURCE_PTRACE_STEP], PTBTS_UNAVAIL_NOT_KERNEL);
 	EXPECT_EQ(c.pebs_format, ~0u);
@@ -133,8 +162,8 @@ TEST(sysfs, one_value_per_file)
 	expect_file("sources/kmod-bts/reason", "not built");
 	expect_file("sources/kmod-pebs/available", "0");
 	expect_file("sources/kmod-pebs/reason", "not built");
-	expect_file("sources/kmod-step/available", "0");
-	expect_file("sources/kmod-step/reason", "not built");
+	expect_file("sources/kmod-step/available", "1");
+	expect_file("sources/kmod-step/reason", "ok");
 }
 
 TEST(sysfs, read_only)

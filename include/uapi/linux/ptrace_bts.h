@@ -222,10 +222,19 @@ struct ptbts_config {
  * @lost:   records that were not written (%PTBTS_MODE_STOP, or a fault)
  * @head2:  @head of the second region
  * @wraps2: @wraps of the second region
+ * @timeout_ns: in, %PTBTS_IOC_WAIT only: how long to wait at most, in
+ *          nanoseconds; 0 does not wait, %PTBTS_WAIT_FOREVER has no limit.
+ *          WAIT writes it back as given, STATUS as 0
  * @__reserved: reserved, 0
  *
  * The consumer's position never leaves user space except through
  * %PTBTS_IOC_ACK; everything else about the records is in the buffer.
+ *
+ * %PTBTS_IOC_WAIT returns once the thread is ready: at least the config's
+ * @wakeup bytes of records are unread (written since the last
+ * %PTBTS_IOC_ACK), or the thread is not running (in a ptrace stop, exited,
+ * detached).  Records are unread from attach until acknowledged, in every
+ * mode; in %PTBTS_MODE_RING the oldest of them may have been overwritten.
  */
 struct ptbts_status {
 	__u32 size;
@@ -237,16 +246,26 @@ struct ptbts_status {
 	__u64 lost;
 	__u64 head2;
 	__u64 wraps2;
-	__u64 __reserved[3];
+	__u64 timeout_ns;
+	__u64 __reserved[2];
 };
+
+#define PTBTS_WAIT_FOREVER	(~0ULL)	/* &struct ptbts_status.timeout_ns */
 
 /**
  * struct ptbts_ack - the consumer has read up to @tail (%PTBTS_IOC_ACK)
  * @size:  sizeof(struct ptbts_ack)
  * @tid:   the thread
  * @tail:  records consumed, as a count since attach (not a byte offset, so
- *         that it cannot be ambiguous across a wrap)
+ *         that it cannot be ambiguous across a wrap): at least the last
+ *         value acknowledged, at most the number of records written
+ *         (@head and @wraps of &struct ptbts_status)
  * @__reserved: reserved, 0
+ *
+ * Acknowledged records are free for the producer: in %PTBTS_MODE_BLOCK the
+ * thread waits for them, in %PTBTS_MODE_STOP recording resumes (after a
+ * %PTBTS_KIND_LOST marker) once there is room.  The wakeup threshold counts
+ * from the last acknowledged record.
  */
 struct ptbts_ack {
 	__u32 size;
@@ -307,8 +326,18 @@ struct ptbts_caps {
  *           -EFAULT  part of the buffer is not mapped, or beyond user space
  *           -EACCES  part of the buffer is not writable
  *           -ENOMEM  past RLIMIT_MEMLOCK (without CAP_IPC_LOCK)
- *   DETACH, STATUS  -ESRCH  the session holds no such thread
- *   WAIT, ACK  -EOPNOTSUPP  until the module has a recording source
+ *   DETACH, STATUS, WAIT, ACK  -ESRCH  the session holds no such thread
+ *   WAIT    -EINVAL  a reserved field set
+ *           -ETIMEDOUT  the timeout passed and the thread is not ready (the
+ *                    struct is not written)
+ *           -EINTR   a signal arrived first
+ *   ACK     -EINVAL  a reserved field set, @tail below the last one or
+ *                    beyond the records written
+ *
+ * poll() on the session fd: EPOLLIN while any attached thread is ready as
+ * for WAIT.  It wakes when a thread's unread records reach its threshold
+ * and when a thread exits or is detached; entering a ptrace stop is
+ * reported to the tracer by waitpid(), not by poll().
  */
 #define PTBTS_IOC_MAGIC		0xb7
 #define PTBTS_IOC_CAPS		_IO(PTBTS_IOC_MAGIC, 0x00) /* struct ptbts_caps * */

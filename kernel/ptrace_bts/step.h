@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ptrace_bts: the kmod-step source's own state, shared by step*.c only.
+ *
+ * kmod-step single-steps the attached thread itself: the trap flag stays
+ * set in its user registers, and every single-step trap of the thread ends
+ * in ptbts_step_trap() (a die notifier), which decides from the instruction
+ * just executed whether it was a taken branch and writes the record.  The
+ * thread never stops to the tracer for it.
+ */
+#ifndef PTBTS_STEP_H
+#define PTBTS_STEP_H
+
+#include <linux/hashtable.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/types.h>
+
+#include "ptbts.h"
+
+struct pt_regs;
+
+/* Records one trap may need to hold while a BLOCK-mode buffer is full. */
+#define PTBTS_STEP_DEFER	8
+
+/**
+ * struct ptbts_step - a thread whose trap flag the module set
+ * @hnode:     in the table of stepped tasks, keyed by @task
+ * @task:      the thread (a reference)
+ * @thread:    the attachment records go to; NULL once it ended (the
+ *             state stays until the thread's next trap or its exit, so
+ *             that the trap flag the module set is taken back)
+ * @ref:       the table, the attachment, each queued task_work
+ * @hashed:    in the table (under the table's lock)
+ * @twork:     the work run before the thread returns to user mode
+ * @tw_queued: bit 0: @twork is queued
+ * @tw_thread: the attachment @twork was queued for (a reference)
+ * @rcu:       frees the state
+ * @prev_pc:   the instruction the thread was about to run at its last trap
+ * @prev_ax:   rax then (the syscall number, if it is a syscall)
+ * @sigret_pc: where an rt_sigreturn at @prev_pc will resume, read from
+ *             its frame before it ran
+ * @sig_from:  the pc a signal interrupted, until the handler's frame is set
+ * @has_prev:  @prev_pc is known
+ * @sigret_ok: @sigret_pc was read
+ * @sig_pending: a caught signal is being delivered
+ * @in_gap:    a GAP marker was written and no instruction decoded since
+ * @off:       the program cleared the trap flag: recording ended
+ * @ndefer:    records in @defer
+ * @defer:     records waiting for room (BLOCK), oldest first
+ *
+ * The fields from @prev_pc on belong to the thread itself: only its own
+ * trap notifier, tracepoint probes and task_work touch them, and those
+ * never run at the same time.
+ */
+struct ptbts_step {
+	struct hlist_node hnode;
+	struct task_struct *task;
+	struct ptbts_thread __rcu *thread;
+	refcount_t ref;
+	bool hashed;
+	struct callback_head twork;
+	unsigned long tw_queued;
+	struct ptbts_thread *tw_thread;
+	struct rcu_head rcu;
+
+	u64 prev_pc;
+	u64 prev_ax;
+	u64 sigret_pc;
+	u64 sig_from;
+	bool has_prev;
+	bool sigret_ok;
+	bool sig_pending;
+	bool in_gap;
+	bool off;
+	u32 ndefer;
+	struct ptbts_record defer[PTBTS_STEP_DEFER];
+};
+
+/* step_table.c */
+struct ptbts_step *ptbts_step_find(struct task_struct *task);
+void ptbts_step_put(struct ptbts_step *st);
+void ptbts_step_unhash(struct ptbts_step *st);
+
+/* step_trap.c */
+void ptbts_step_pend(struct ptbts_step *st, struct pt_regs *regs);
+void ptbts_step_complete(struct ptbts_step *st, struct ptbts_thread *t,
+			 struct pt_regs *regs);
+void ptbts_step_emit(struct ptbts_step *st, struct ptbts_thread *t,
+		     u64 from, u64 to, u32 kind);
+int ptbts_step_notifier_init(void);
+void ptbts_step_notifier_exit(void);
+
+/* step_hooks.c */
+void ptbts_step_queue_work(struct ptbts_step *st, struct ptbts_thread *t);
+int ptbts_step_hooks_init(void);
+void ptbts_step_hooks_exit(void);
+
+#endif /* PTBTS_STEP_H */

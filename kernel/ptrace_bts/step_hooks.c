@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ptrace_bts: what kmod-step does around its traps.
+ *
+ *  - exec resets the user registers, trap flag included: the probe on
+ *    sched_process_exec (the new image's registers are set) writes the
+ *    EXEC marker {0 -> entry} and sets the flag again;
+ *  - fork, vfork and clone copy the parent's registers, trap flag
+ *    included: the probe on sched_process_fork (before the child first
+ *    runs) clears it in every child of a stepped task, which would
+ *    otherwise die of SIGTRAP at its first instruction.  A tracer that
+ *    wants the child attaches it itself;
+ *  - signal delivery clears the flag for the handler: the probe on
+ *    signal_deliver (before the frame is written) notes the interrupted pc,
+ *    and a task_work, which runs once the frame is set up and before the
+ *    thread returns to user mode, writes the SIGNAL record {interrupted pc
+ *    -> handler} and sets the flag again.  sigreturn restores the flag from
+ *    the frame (step_trap.c writes its record);
+ *  - in BLOCK mode, records that found the buffer full wait in the same
+ *    task_work, killably, for the tracer's ACK.
+ *
+ * A resume from a ptrace stop needs nothing: ptrace clears the trap flag on
+ * PTRACE_CONT only when TIF_FORCED_TF says that ptrace itself set it, and
+ * the module clears that flag whenever it sets the trap flag.
+ */
+#include <linux/binfmts.h>
+#include <linux/module.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/signal.h>
+#include <linux/string.h>
+#include <linux/sched/task_stack.h>
+#include <linux/task_work.h>
+#include <linux/tracepoint.h>
+#include <linux/wait.h>
+
+#include "step.h"
+
+/* The attachment @st records into, under RCU, or NULL. */
+static struct ptbts_thread *ptbts_step_armed(struct ptbts_step *st)
+{
+	return rcu_dereference(st->thread);
+}
+
+static void ptbts_step_rearm(void)
+{
+	clear_thread_flag(TIF_FORCED_TF);
+	current_pt_regs()->flags |= X86_EFLAGS_TF;
+}
+
+/* The handler's frame is written: {interrupted pc -> handler}, step on. */
+static void ptbts_step_signal_done(struct ptbts_step *st)
+{
+	struct pt_regs *regs = current_pt_regs();
+	struct ptbts_thread *t;
+
+	if (!st->sig_pending)
+		return;
+	st->sig_pending = false;
+	rcu_read_lock();
+	t = ptbts_step_armed(st);
+	if (t && !st->off) {
+		if (regs->ip != st->sig_from)
+			ptbts_step_emit(st, t, st->sig_from, regs->ip,
+					PTBTS_KIND_SIGNAL);
+		ptbts_step_pend(st, regs);
+		ptbts_step_rearm();
+	}
+	rcu_read_unlock();
+}
+
+/* Writes what fits of the records that wait.  Return: how many are left. */
+static u32 ptbts_step_flush(struct ptbts_step *st, struct ptbts_thread *t)
+{
+	struct ptbts_record *r;
+	u32 n = 0;
+
+	rcu_read_lock();
+	if (ptbts_step_armed(st) == t) {
+		for (; n < st->ndefer; n++) {
+			r = &st->defer[n];
+			if (ptbts_ring_put(&t->ring, r->from, r->to,
+					   PTBTS_KIND(r->flags)))
+				break;
+		}
+	} else {
+		n = st->ndefer;		/* detached: nowhere to go */
+	}
+	rcu_read_unlock();
+	st->ndefer -= n;
+	memmove(st->defer, st->defer + n, st->ndefer * sizeof(*st->defer));
+	return st->ndefer;
+}
+
+static bool ptbts_step_may_go(struct ptbts_step *st, struct ptbts_thread *t)
+{
+	return rcu_access_pointer(st->thread) != t ||
+	       ptbts_ring_has_room(&t->ring);
+}
+
+/*
+ * BLOCK mode: wait for room, killably (a killed thread never returns to
+ * user mode, so what still waits is counted lost).  TASK_KILLABLE is not
+ * reported by the hung-task detector, and a slow tracer is no bug.
+ */
+static void ptbts_step_drain(struct ptbts_step *st, struct ptbts_thread *t)
+{
+	while (ptbts_step_flush(st, t)) {
+		if (wait_event_killable(t->ring.room_wq,
+					ptbts_step_may_go(st, t))) {
+			WRITE_ONCE(t->ring.lost, t->ring.lost + st->ndefer);
+			st->ndefer = 0;
+			return;
+		}
+	}
+}
+
+static void ptbts_step_work(struct callback_head *cb)
+{
+	struct ptbts_step *st = container_of(cb, struct ptbts_step, twork);
+	struct ptbts_thread *t = st->tw_thread;
+
+	/* Anything queued from here on needs a new run. */
+	clear_bit(0, &st->tw_queued);
+	ptbts_step_signal_done(st);
+	ptbts_step_drain(st, t);
+	ptbts_thread_put(t);
+	ptbts_step_put(st);
+}
+
+/**
+ * ptbts_step_queue_work() - run ptbts_step_work() before user mode
+ * @st: the state of current
+ * @t:  its attachment, found under RCU
+ *
+ * Any context of current.  The work holds a reference on both, and the
+ * state holds the module.
+ */
+void ptbts_step_queue_work(struct ptbts_step *st, struct ptbts_thread *t)
+{
+	if (test_and_set_bit(0, &st->tw_queued))
+		return;
+	/* Attached: the session's reference keeps @t above zero. */
+	refcount_inc(&t->ref);
+	refcount_inc(&st->ref);
+	st->tw_thread = t;
+	init_task_work(&st->twork, ptbts_step_work);
+	if (!task_work_add(current, &st->twork, TWA_RESUME))
+		return;
+	/* Exiting: it never returns to user mode. */
+	clear_bit(0, &st->tw_queued);
+	refcount_dec(&t->ref);
+	ptbts_step_put(st);
+}
+
+static void ptbts_on_exec(void *data, struct task_struct *p, pid_t old_pid,
+			  struct linux_binprm *bprm)
+{
+	struct pt_regs *regs = current_pt_regs();
+	struct ptbts_thread *t;
+	struct ptbts_step *st;
+
+	rcu_read_lock();
+	st = ptbts_step_find(current);
+	t = st ? ptbts_step_armed(st) : NULL;
+	if (t) {
+		ptbts_step_emit(st, t, 0, regs->ip, PTBTS_KIND_EXEC);
+		st->in_gap = false;
+		st->off = false;
+		st->has_prev = false;
+		/* As ptrace-step: a 32-bit image runs on untraced. */
+		if (user_64bit_mode(regs)) {
+			ptbts_step_pend(st, regs);
+			ptbts_step_rearm();
+		} else {
+			ptbts_step_emit(st, t, 0, PTBTS_GAP_DISABLED,
+					PTBTS_KIND_GAP);
+			st->off = true;
+		}
+	}
+	rcu_read_unlock();
+}
+
+static void ptbts_on_fork(void *data, struct task_struct *parent,
+			  struct task_struct *child)
+{
+	rcu_read_lock();
+	if (ptbts_step_find(parent))
+		task_pt_regs(child)->flags &= ~X86_EFLAGS_TF;
+	rcu_read_unlock();
+}
+
+/*
+ * In get_signal(), after any signal-delivery-stop, with the siglock held:
+ * the pending instruction ran if the pc moved (a syscall that finished, an
+ * int3), and the one at the pc now will not run before the handler.
+ */
+static void ptbts_on_signal(void *data, int sig, struct kernel_siginfo *info,
+			    struct k_sigaction *ka)
+{
+	struct pt_regs *regs = current_pt_regs();
+	struct ptbts_thread *t;
+	struct ptbts_step *st;
+
+	if (ka->sa.sa_handler == SIG_DFL || ka->sa.sa_handler == SIG_IGN)
+		return;
+	rcu_read_lock();
+	st = ptbts_step_find(current);
+	t = st ? ptbts_step_armed(st) : NULL;
+	if (t && !st->off) {
+		if (st->has_prev && regs->ip != st->prev_pc)
+			ptbts_step_complete(st, t, regs);
+		st->has_prev = false;
+		st->sig_from = regs->ip;
+		st->sig_pending = true;
+		ptbts_step_queue_work(st, t);
+	}
+	rcu_read_unlock();
+}
+
+struct ptbts_hook {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+};
+
+static struct ptbts_hook ptbts_hooks[] = {
+	{ "sched_process_exec", ptbts_on_exec },
+	{ "sched_process_fork", ptbts_on_fork },
+	{ "signal_deliver", ptbts_on_signal },
+};
+
+static void ptbts_find_hook(struct tracepoint *tp, void *priv)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ptbts_hooks); i++)
+		if (!strcmp(tp->name, ptbts_hooks[i].name))
+			ptbts_hooks[i].tp = tp;
+}
+
+static void ptbts_step_unhook(size_t n)
+{
+	while (n--)
+		tracepoint_probe_unregister(ptbts_hooks[n].tp,
+					    ptbts_hooks[n].probe, NULL);
+	tracepoint_synchronize_unregister();
+}
+
+/**
+ * ptbts_step_hooks_init() - register the probes
+ *
+ * Return: 0 or a negative errno.
+ */
+int ptbts_step_hooks_init(void)
+{
+	size_t i;
+	int err;
+
+	for_each_kernel_tracepoint(ptbts_find_hook, NULL);
+	for (i = 0; i < ARRAY_SIZE(ptbts_hooks); i++) {
+		err = ptbts_hooks[i].tp ? 0 : -ENOENT;
+		if (!err)
+			err = tracepoint_probe_register(ptbts_hooks[i].tp,
+							ptbts_hooks[i].probe,
+							NULL);
+		if (err) {
+			ptbts_step_unhook(i);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/**
+ * ptbts_step_hooks_exit() - unregister the probes and wait for them
+ */
+void ptbts_step_hooks_exit(void)
+{
+	ptbts_step_unhook(ARRAY_SIZE(ptbts_hooks));
+}

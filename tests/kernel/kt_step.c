@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Helpers of the kmod-step tests: traced children and expected records. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kt.h"
+#include "kt_step.h"
+
+pid_t kt_seq_start(void (*fn)(long), long arg)
+{
+	pid_t pid = fork();
+	int st, i;
+
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		/* The tracee must not keep a session open. */
+		for (i = 3; i < 1024; i++)
+			close(i);
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0))
+			_exit(90);
+		fn(arg);
+		_exit(91);
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		return -errno;
+	if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGSTOP) {
+		kt_reap(pid);
+		return -ECHILD;
+	}
+	return pid;
+}
+
+int kt_seq_finish(pid_t pid)
+{
+	int st, sig = 0;
+
+	for (;;) {
+		if (ptrace(PTRACE_CONT, pid, 0, sig))
+			return -1;
+		if (waitpid(pid, &st, 0) != pid)
+			return -1;
+		if (!WIFSTOPPED(st))
+			return st;
+		sig = WSTOPSIG(st);
+		if (sig == SIGSTOP || sig == SIGTRAP)
+			sig = 0;
+	}
+}
+
+struct ptbts_config kt_step_config(pid_t tid, void *buf, uint64_t size,
+				   uint32_t mode, uint64_t wakeup)
+{
+	struct ptbts_config c = kt_config(tid, buf, size);
+
+	c.mode = mode;
+	c.wakeup = wakeup;
+	return c;
+}
+
+long kt_status(int fd, pid_t tid, struct ptbts_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->tid = tid;
+	return kt_ioctl(fd, PTBTS_IOC_STATUS, st);
+}
+
+uint64_t kt_count(const struct ptbts_status *st, uint64_t size)
+{
+	uint64_t nslots = size / sizeof(struct ptbts_record);
+
+	return st->wraps * nslots + st->head / sizeof(struct ptbts_record);
+}
+
+struct ptbts_record kt_rec(uint64_t from, uint64_t to, uint32_t kind)
+{
+	struct ptbts_record r = { from, to, PTBTS_MKKIND(kind) };
+
+	return r;
+}
+
+size_t kt_loop_expect(struct ptbts_record *out, size_t max, long n,
+		      const char *call, const char *after, const char *jnz)
+{
+	size_t k = 0;
+	long i;
+
+	for (i = 0; i < n && k + 3 <= max; i++) {
+		out[k++] = kt_rec(KT_ADDR(call), KT_ADDR(kt_leaf), 0);
+		out[k++] = kt_rec(KT_ADDR(kt_leaf), KT_ADDR(after), 0);
+		if (i + 1 < n)
+			out[k++] = kt_rec(KT_ADDR(jnz), KT_ADDR(call), 0);
+	}
+	return k;
+}
+
+size_t kt_records_diff(const struct ptbts_record *got,
+		       const struct ptbts_record *want, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!memcmp(&got[i], &want[i], sizeof(got[i])))
+			continue;
+		fprintf(stderr, "record %zu: got {%#llx, %#llx, %#llx}, "
+			"want {%#llx, %#llx, %#llx}\n", i,
+			(unsigned long long)got[i].from,
+			(unsigned long long)got[i].to,
+			(unsigned long long)got[i].flags,
+			(unsigned long long)want[i].from,
+			(unsigned long long)want[i].to,
+			(unsigned long long)want[i].flags);
+		return i + 1;
+	}
+	return 0;
+}
