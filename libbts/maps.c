@@ -68,12 +68,21 @@ static void elf_build_id(Elf *elf, struct bts_map *m)
 	}
 }
 
-static void file_build_id(struct bts_map *m)
+/*
+ * Through /proc/PID/map_files the very file that is mapped, even when its
+ * path names another file by now (rebuilt, or " (deleted)").
+ */
+static void file_build_id(pid_t pid, struct bts_map *m)
 {
+	char mapped[96];
 	Elf *elf;
 	int fd;
 
-	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	snprintf(mapped, sizeof(mapped), "/proc/%d/map_files/%llx-%llx", (int)pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = open(mapped, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fd = open(m->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -84,28 +93,63 @@ static void file_build_id(struct bts_map *m)
 	close(fd);
 }
 
+/* A vDSO is a page or two: anything far larger is not one. */
+#define VDSO_MAX	(1u << 20)
+
+/* The image of a mapping without a file, read from the process. */
+static void *read_image(struct bts_session *s, pid_t pid,
+			const struct bts_map *m, size_t *len)
+{
+	size_t want = m->end - m->start;
+	void *img;
+	ssize_t n;
+
+	if (want > VDSO_MAX)
+		return NULL;
+	img = malloc(want);
+	if (!img)
+		return NULL;
+	n = bts_read_code(s, pid, m->start, img, want);
+	if (n <= 0) {
+		free(img);
+		return NULL;
+	}
+	*len = (size_t)n;
+	return img;
+}
+
 /* The vDSO has no file: its image is read from the process. */
 static void vdso_build_id(pid_t pid, struct bts_map *m)
 {
-	size_t len = m->end - m->start;
-	void *img;
+	size_t len;
+	void *img = read_image(NULL, pid, m, &len);
 	Elf *elf;
-	ssize_t n;
 
-	if (len > (1u << 20))
-		return;
-	img = malloc(len);
 	if (!img)
 		return;
-	n = bts_read_code(NULL, pid, m->start, img, len);
-	if (n > 0) {
-		elf = elf_memory(img, (size_t)n);
-		if (elf) {
-			elf_build_id(elf, m);
-			elf_end(elf);
-		}
+	elf = elf_memory(img, len);
+	if (elf) {
+		elf_build_id(elf, m);
+		elf_end(elf);
 	}
 	free(img);
+}
+
+int bts_map_write_code(struct bts_session *s, const struct bts_map *m)
+{
+	size_t len;
+	void *img;
+	int err;
+
+	if (!s->w || strcmp(m->path, "[vdso]"))
+		return 0;
+	/* Unreadable (the process is gone): the trace just has no copy. */
+	img = read_image(s, s->pid, m, &len);
+	if (!img)
+		return 0;
+	err = bts_writer_code(s->w, s->pid, m->start, img, len);
+	free(img);
+	return err;
 }
 
 /* ----------------------------------------------------------------- maps */
@@ -162,7 +206,7 @@ static void add_build_id(pid_t pid, const struct bts_mapset *old,
 	if (!strcmp(m->path, "[vdso]"))
 		vdso_build_id(pid, m);
 	else if (m->path[0] == '/')
-		file_build_id(m);
+		file_build_id(pid, m);
 }
 
 static int push(struct bts_map **maps, size_t *n, size_t *cap,

@@ -58,9 +58,10 @@ enum bts_chunk_type {
 	BTS_CHUNK_RECORDS	= 5,	/* any number per thread, interleaved */
 	BTS_CHUNK_EXIT		= 6,
 	BTS_CHUNK_END		= 7,	/* exactly one, the last */
-	/* Numbered for later issues; a version 1 reader refuses them. */
+	/* Numbered for later issues; this reader refuses them. */
 	BTS_CHUNK_EXEC		= 8,
 	BTS_CHUNK_CRASH		= 9,	/* signal, siginfo, registers, stack */
+	/* Written optional: readers older than it skip it. */
 	BTS_CHUNK_CODE		= 10,	/* copies of code pages without a file */
 };
 
@@ -117,6 +118,18 @@ struct bts_chunk_exit {
 	uint32_t reserved;
 };
 
+/*
+ * Followed by @length bytes: a copy of the process's memory at @address,
+ * for code that has no file to read it from (the vDSO).  Written with
+ * BTS_CHUNK_OPTIONAL: a reader that skips it loses those names and bytes,
+ * nothing else.  A later copy replaces what it overlaps of earlier ones.
+ */
+struct bts_chunk_code {
+	int32_t pid;
+	uint32_t length;	/* > 0, the rest of the chunk */
+	uint64_t address;	/* address + length does not wrap */
+};
+
 /* Totals a reader checks: a file cut and re-joined does not pass. */
 struct bts_chunk_end {
 	uint64_t chunks;	/* chunks before this one */
@@ -135,6 +148,7 @@ _Static_assert(sizeof(struct bts_chunk_map) == 40, "map layout");
 _Static_assert(sizeof(struct bts_chunk_records) == 16, "records layout");
 _Static_assert(sizeof(struct bts_chunk_exit) == 16, "exit layout");
 _Static_assert(sizeof(struct bts_chunk_end) == 16, "end layout");
+_Static_assert(sizeof(struct bts_chunk_code) == 16, "code layout");
 _Static_assert(sizeof(struct ptbts_record) == 24, "record layout");
 
 static inline size_t bts_file_pad(size_t len)

@@ -162,6 +162,40 @@ int bts_tindex_add_map(struct bts_trace *t, size_t process,
 	return 0;
 }
 
+/* The same for code copies: a trimmed copy keeps the bytes of its part. */
+int bts_tindex_add_code(struct bts_trace *t, size_t process, uint64_t addr,
+			const uint8_t *bytes, uint32_t len)
+{
+	struct bts_tprocess *p = &t->procs[process];
+	struct bts_code c = { addr, len, bytes }, repl[3];
+	size_t i = 0, j, n = 0;
+
+	while (i < p->ncode && p->code[i].addr + p->code[i].len <= c.addr)
+		i++;
+	for (j = i; j < p->ncode && p->code[j].addr < c.addr + c.len; j++)
+		;
+	if (i < j && p->code[i].addr < c.addr) {
+		repl[n] = p->code[i];
+		repl[n++].len = c.addr - p->code[i].addr;
+	}
+	repl[n++] = c;
+	if (i < j && p->code[j - 1].addr + p->code[j - 1].len > c.addr + c.len) {
+		uint64_t cut = c.addr + c.len - p->code[j - 1].addr;
+
+		repl[n] = p->code[j - 1];
+		repl[n].addr += cut;
+		repl[n].bytes += cut;
+		repl[n++].len -= cut;
+	}
+	while (p->ncode + n > p->capcode)
+		if (grow(&p->code, &p->capcode, p->capcode, sizeof(*p->code)))
+			return -BTS_E_NOMEM;
+	memmove(&p->code[i + n], &p->code[j], (p->ncode - j) * sizeof(*p->code));
+	memcpy(&p->code[i], repl, n * sizeof(*repl));
+	p->ncode = p->ncode - (j - i) + n;
+	return 0;
+}
+
 /*
  * waitpid() on a main thread (tid == pid) reports the whole process's
  * status, so a process without an EXIT of its own takes its main thread's.
@@ -197,8 +231,10 @@ void bts_tindex_free(struct bts_trace *t)
 {
 	for (size_t i = 0; i < t->nthreads; i++)
 		free(t->threads[i].batches);
-	for (size_t i = 0; i < t->nprocs; i++)
+	for (size_t i = 0; i < t->nprocs; i++) {
 		free(t->procs[i].maps);
+		free(t->procs[i].code);
+	}
 	free(t->threads);
 	free(t->procs);
 	free(t->pids.slots);
@@ -243,6 +279,19 @@ size_t bts_trace_maps(const struct bts_trace *t, pid_t pid,
 	}
 	*maps = t->procs[i].maps;
 	return t->procs[i].nmaps;
+}
+
+size_t bts_trace_code(const struct bts_trace *t, pid_t pid,
+		      const struct bts_code **code)
+{
+	long i = bts_tindex_process(t, pid);
+
+	if (i < 0) {
+		*code = NULL;
+		return 0;
+	}
+	*code = t->procs[i].code;
+	return t->procs[i].ncode;
 }
 
 void bts_trace_records(const struct bts_trace *t, size_t thread,

@@ -36,6 +36,9 @@ struct bts_tprocess {
 	/* The effective maps: sorted by start, none overlapping. */
 	struct bts_map *maps;
 	size_t nmaps, cap;
+	/* The effective code copies: sorted by addr, none overlapping. */
+	struct bts_code *code;
+	size_t ncode, capcode;
 };
 
 struct bts_trace {
@@ -66,6 +69,9 @@ int bts_tindex_add_batch(struct bts_trace *t, size_t thread, size_t off,
 /* Adds @m to the effective set: it trims or removes the maps it overlaps. */
 int bts_tindex_add_map(struct bts_trace *t, size_t process,
 		       const struct bts_map *m);
+/* Adds a code copy; it trims or removes the copies it overlaps. */
+int bts_tindex_add_code(struct bts_trace *t, size_t process, uint64_t addr,
+			const uint8_t *bytes, uint32_t len);
 /* After the last chunk: threads of ended processes have ended too. */
 void bts_tindex_finish(struct bts_trace *t);
 /* Frees the model (not the bytes, not @t). */

@@ -125,6 +125,27 @@ static int rd_map(struct bts_trace *t, const uint8_t *p, size_t plen,
 	return bts_tindex_add_map(t, proc, &m);
 }
 
+static int rd_code(struct bts_trace *t, const uint8_t *p, size_t plen,
+		   size_t off)
+{
+	struct bts_chunk_code c;
+	long proc;
+
+	if (plen <= sizeof(c))
+		return bad(off, "code chunk is too short");
+	memcpy(&c, p, sizeof(c));
+	c.length = le32toh(c.length);
+	c.address = le64toh(c.address);
+	if (c.length != plen - sizeof(c))
+		return bad(off, "code chunk: the length does not match the chunk");
+	if (c.address + c.length < c.address)
+		return bad(off, "code chunk: the range wraps around");
+	proc = bts_tindex_process(t, (int32_t)le32toh(c.pid));
+	if (proc < 0)
+		return bad(off, "code of a process that has not appeared");
+	return bts_tindex_add_code(t, proc, c.address, p + sizeof(c), c.length);
+}
+
 static int rd_records(struct bts_trace *t, const uint8_t *p, size_t plen,
 		      size_t off)
 {
@@ -229,6 +250,7 @@ static const rd_fn readers[] = {
 	[BTS_CHUNK_RECORDS]	= rd_records,
 	[BTS_CHUNK_EXIT]	= rd_exit,
 	[BTS_CHUNK_END]		= rd_end,
+	[BTS_CHUNK_CODE]	= rd_code,
 };
 
 static int rd_chunk(struct bts_trace *t, uint32_t type, size_t off,

@@ -224,6 +224,24 @@ int bts_writer_map(struct bts_writer *w, pid_t pid, const struct bts_map *map)
 			map->build_id_len, path);
 }
 
+int bts_writer_code(struct bts_writer *w, pid_t pid, uint64_t addr,
+		    const void *bytes, size_t len)
+{
+	struct bts_chunk_code c = {
+		.pid = htole32(pid),
+		.length = htole32((uint32_t)len),
+		.address = htole64(addr),
+	};
+
+	/* Room for the fixed part: the chunk length is 32 bits. */
+	if (pid <= 0 || !bytes || !len || len > UINT32_MAX - sizeof(c) ||
+	    addr + len < addr)
+		return bts_fail(BTS_E_INVAL, "a malformed code copy of process %d",
+				pid);
+	return wr_chunk(w, BTS_CHUNK_CODE | BTS_CHUNK_OPTIONAL, &c, sizeof(c),
+			bytes, len, NULL);
+}
+
 static int wr_batch(struct bts_writer *w, pid_t pid, pid_t tid,
 		    const struct ptbts_record *recs, size_t n)
 {

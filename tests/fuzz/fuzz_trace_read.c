@@ -31,6 +31,21 @@ static void walk_maps(const struct bts_trace *t, pid_t pid)
 	}
 }
 
+static void walk_code(const struct bts_trace *t, pid_t pid)
+{
+	const struct bts_code *code;
+	size_t n = bts_trace_code(t, pid, &code);
+	unsigned int sum = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		CHECK(code[i].len && code[i].addr + code[i].len > code[i].addr);
+		CHECK(!i || code[i - 1].addr + code[i - 1].len <= code[i].addr);
+		for (uint64_t j = 0; j < code[i].len; j++)
+			sum += code[i].bytes[j];	/* ASan: every byte is there */
+	}
+	(void)sum;
+}
+
 static void walk(const struct bts_trace *t)
 {
 	const struct bts_trace_info *info = bts_trace_info(t);
@@ -43,6 +58,7 @@ static void walk(const struct bts_trace *t)
 
 		CHECK(p && p->pid > 0 && strlen(p->exe) < (size_t)-1);
 		walk_maps(t, p->pid);
+		walk_code(t, p->pid);
 	}
 	for (size_t i = 0; i < bts_trace_nthreads(t); i++) {
 		const struct bts_thread_info *th = bts_trace_thread(t, i);
@@ -126,6 +142,8 @@ static void seed_full(const char *dir, int nrecs)
 	must(bts_writer_map(w, 10, &m), "map");
 	m = (struct bts_map){ .start = 0x7ffd000, .end = 0x7fff000, .prot = 5, .path = "[vdso]" };
 	must(bts_writer_map(w, 10, &m), "map");
+	must(bts_writer_code(w, 10, 0x7ffd000, "\177ELF\2\1\1", 7), "code");
+	must(bts_writer_code(w, 10, 0x7ffd004, "abcdefgh", 8), "code");
 	must(bts_writer_thread(w, 10, 10), "thread");
 	must(bts_writer_thread(w, 10, 11), "thread");
 	must(bts_writer_records(w, 10, 10, recs, nrecs), "records");

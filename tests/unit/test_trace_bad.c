@@ -398,7 +398,7 @@ TEST(trace_bad, unknown_optional_chunk_is_skipped)
 	start(&m);
 	chunk(&m, 85 | BTS_CHUNK_OPTIONAL, "abcde", 5, NULL, 0);
 	records(&m, 100, 100, two, 2);
-	chunk(&m, BTS_CHUNK_CODE | BTS_CHUNK_OPTIONAL, NULL, 0, NULL, 0);
+	chunk(&m, BTS_CHUNK_EXEC | BTS_CHUNK_OPTIONAL, NULL, 0, NULL, 0);
 	end(&m);
 	ASSERT_EQ(check_img(&m), 0);
 	ASSERT_EQ(bts_trace_open_mem(m.b, m.n, &t), 0);
