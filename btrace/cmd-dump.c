@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* btrace dump: the records of a trace file, per thread, oldest first. */
+/*
+ * btrace dump: a trace file, thread by thread, oldest first, in one of
+ * four views: the branches (the default), the raw records (--raw), the
+ * instruction history (--insns, dump-insns.c) and the function-call
+ * history (--calls, dump-calls.c).
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -11,14 +16,19 @@
 #include <bts.h>
 
 #include "btrace.h"
+#include "dump.h"
 #include "options.h"
 
 static const struct command_help dump_help = {
 	.name = "dump",
-	.usage = { "[--raw] FILE" },
-	.summary = "Prints the records of a trace file, thread by thread, oldest first.",
+	.usage = { "[--raw] FILE",
+		   "[--branches | --insns [--raw-bytes] [--source] |\n"
+		   "                   --calls [--insn-range] [--line-range] [--indent]]\n"
+		   "                   [--last N | --from N --to M] [--thread TID] [--json] FILE" },
+	.summary = "Prints the records of a trace file, thread by thread, oldest first,\n"
+		   "or the instructions and function calls they imply.",
 	.details =
-	"Default output, for people:\n"
+	"Default output (--branches), for people:\n"
 	"  # trace: version 1, source ptrace-step, mode block, buffer 4194304 bytes\n"
 	"  # process PID (parent PPID): EXE\n"
 	"  thread TID (process PID)\n"
@@ -39,8 +49,44 @@ static const struct command_help dump_help = {
 	"  # filtered N           N branches ran but were not recorded\n"
 	"and nothing else.\n"
 	"\n"
+	"--insns, as gdb's 'record instruction-history' (numbered from 1; a gap\n"
+	"has a number of its own; --raw-bytes is gdb's /r, --source its /s):\n"
+	"  thread TID (process PID)\n"
+	"  main.c:13\t  int i = 0;                       (--source)\n"
+	"  1\t   0x0000000000401667 <main+8>:\tmovl   $0x0, -0x4(%rbp)\n"
+	"  2\t   0x000000000040166e <main+15>:\tc7 45 fc 00 00 00 00\tmovl ...  (--raw-bytes)\n"
+	"  3\t[decode error (1): lost 12 records]\n"
+	"\n"
+	"--calls, as gdb's 'record function-call-history' (one line per visit of\n"
+	"a function, numbered from 1; --insn-range is /i, --line-range /l,\n"
+	"--indent /c: two spaces per call level):\n"
+	"  1\tmain\tinst 1,8\tat t.c:13,15\n"
+	"  2\t  inc\tinst 9,15\tat t.c:2,4\n"
+	"Unknown functions show as ??; gaps as in --insns.\n"
+	"\n"
+	"Ranges count the entries of the view: records (from 0) for --branches,\n"
+	"instructions for --insns, function segments for --calls.  --from and\n"
+	"--to are inclusive.\n"
+	"\n"
+	"--json: one JSON object per line, for every view but --raw.  Fields:\n"
+	"  every line   tid (thread), n (the entry's number)\n"
+	"  --branches   kind (branch, signal, sigreturn, exec, lost, gap, filtered);\n"
+	"               records: from, to (hex strings), from_func, from_off,\n"
+	"               to_func, to_off (when known); markers: value\n"
+	"  --insns      ip (hex string), size, bytes (hex), class (other, cond,\n"
+	"               jump, call, return, far, syscall), flags (taken, signal,\n"
+	"               sigreturn, resync, tail), func, off (when known), asm,\n"
+	"               file, line (with --source, when known)\n"
+	"  --calls      level, entry (start, call, return, tailcall, switch,\n"
+	"               signal, sigreturn, gap), func (null when unknown),\n"
+	"               first, last (instruction numbers), file, line_min,\n"
+	"               line_max (with --line-range, when known)\n"
+	"  gaps         gap (lost, marker, filtered, exec, nocode, undecodable,\n"
+	"               no-path, not-branch), arg, text\n"
+	"\n"
 	"Exit status: 0; 1 when FILE cannot be read (missing, not a trace,\n"
-	"truncated, damaged); 2 for a bad command line.\n",
+	"truncated, damaged) or has no thread TID; 2 for a bad command line.\n"
+	"Output into a closed pipe ends the command quietly.\n",
 };
 
 static const char *const gap_names[] = {
@@ -108,50 +154,7 @@ static int dump_thread_raw(const char *path, const struct bts_trace *t, size_t i
 	return 0;
 }
 
-/* --------------------------------------------------------------- pretty */
-
-struct symbols {
-	pid_t pid;
-	struct bts_symbolizer *sym;	/* NULL when none could be made */
-};
-
-struct pretty {
-	const char *path;
-	const struct bts_trace *trace;
-	struct symbols *procs;
-	size_t nprocs;
-};
-
-static void report_symbolizer(pid_t pid, int err, struct bts_symbolizer *sym)
-{
-	const char *w;
-
-	if (err < 0) {
-		error_bts(err, "warning: process %d: no symbols", (int)pid);
-		return;
-	}
-	for (size_t i = 0; (w = bts_symbolizer_warning(sym, i)); i++)
-		error("warning: %s", w);
-}
-
-static struct bts_symbolizer *symbolizer_of(struct pretty *p, pid_t pid)
-{
-	struct symbols *procs;
-	struct bts_symbolizer *sym = NULL;
-	int err;
-
-	for (size_t i = 0; i < p->nprocs; i++)
-		if (p->procs[i].pid == pid)
-			return p->procs[i].sym;
-	procs = realloc(p->procs, (p->nprocs + 1) * sizeof(*procs));
-	if (!procs)
-		return NULL;
-	p->procs = procs;
-	err = bts_symbolizer_new(p->trace, pid, &sym);
-	report_symbolizer(pid, err, sym);
-	p->procs[p->nprocs++] = (struct symbols){ pid, err < 0 ? NULL : sym };
-	return err < 0 ? NULL : sym;
-}
+/* ------------------------------------------------------------- branches */
 
 static void print_addr(struct bts_symbolizer *sym, uint64_t addr)
 {
@@ -176,38 +179,80 @@ static void print_status(const char *what, int status)
 		       sigabbrev_np(WTERMSIG(status)) ?: "?");
 }
 
-static int dump_thread_pretty(struct pretty *p, size_t i)
+static void print_branch_text(struct bts_symbolizer *sym, uint64_t index,
+			      const struct ptbts_record *rec, int kind)
 {
-	const struct bts_thread_info *th = bts_trace_thread(p->trace, i);
-	struct bts_symbolizer *sym = symbolizer_of(p, th->pid);
+	if (!rec->from) {
+		printf("%10s# ", "");
+		print_marker(kind, rec->to);
+		putchar('\n');
+		return;
+	}
+	printf("%8" PRIu64 "  ", index);
+	print_addr(sym, rec->from);
+	fputs("  ->  ", stdout);
+	print_addr(sym, rec->to);
+	if (kind != PTBTS_KIND_BRANCH)
+		printf("  [%s]", bts_kind_name(kind));
+	putchar('\n');
+}
+
+static void json_addr(const char *what, struct bts_symbolizer *sym,
+		      uint64_t addr)
+{
+	const char *name;
+	uint64_t off;
+
+	printf(",\"%s\":\"0x%" PRIx64 "\"", what, addr);
+	if (!sym || bts_symbolize(sym, addr, &name, &off) < 0)
+		return;
+	printf(",\"%s_func\":", what);
+	json_str(name);
+	printf(",\"%s_off\":%" PRIu64, what, off);
+}
+
+static void print_branch_json(struct bts_symbolizer *sym, pid_t tid,
+			      uint64_t index, const struct ptbts_record *rec,
+			      int kind)
+{
+	printf("{\"tid\":%d,\"n\":%" PRIu64 ",\"kind\":\"%s\"", (int)tid, index,
+	       bts_kind_name(kind));
+	if (!rec->from) {
+		printf(",\"value\":%" PRIu64 "}\n", (uint64_t)rec->to);
+		return;
+	}
+	json_addr("from", sym, rec->from);
+	json_addr("to", sym, rec->to);
+	puts("}");
+}
+
+static int dump_branches(struct dump_ctx *c, size_t i)
+{
+	const struct bts_thread_info *th = bts_trace_thread(c->trace, i);
+	struct bts_symbolizer *sym = dump_symbolizer(c, th->pid);
 	struct ptbts_record rec;
 	struct bts_rec_iter it;
-	uint64_t index = 0;
+	uint64_t index = 0, lo = 1, hi = 0;
 	char what[48];
 
-	printf("thread %d (process %d)\n", (int)th->tid, (int)th->pid);
-	bts_trace_records(p->trace, i, &it);
-	for (; bts_rec_next(&it, &rec) > 0; index++) {
+	dump_range(c->o, 0, th->nrecords, &lo, &hi);
+	if (!c->o->json)
+		printf("thread %d (process %d)\n", (int)th->tid, (int)th->pid);
+	bts_trace_records(c->trace, i, &it);
+	for (; index <= hi && bts_rec_next(&it, &rec) > 0; index++) {
 		int kind = bts_record_kind(&rec);
 
 		if (kind < 0)
-			return bad_record(p->path, th->tid, index);
-		if (!rec.from) {
-			printf("%10s# ", "");
-			print_marker(kind, rec.to);
-			putchar('\n');
+			return bad_record(c->path, th->tid, index);
+		if (index < lo)
 			continue;
-		}
-		printf("%8" PRIu64 "  ", index);
-		print_addr(sym, rec.from);
-		fputs("  ->  ", stdout);
-		print_addr(sym, rec.to);
-		if (kind != PTBTS_KIND_BRANCH)
-			printf("  [%s]", bts_kind_name(kind));
-		putchar('\n');
+		if (c->o->json)
+			print_branch_json(sym, th->tid, index, &rec, kind);
+		else
+			print_branch_text(sym, index, &rec, kind);
 	}
 	snprintf(what, sizeof(what), "thread %d", (int)th->tid);
-	if (th->exited)
+	if (th->exited && !c->o->json)
 		print_status(what, th->status);
 	return 0;
 }
@@ -233,24 +278,64 @@ static void print_header(const struct bts_trace *t)
 	}
 }
 
-static int dump_pretty(const char *path, const struct bts_trace *t)
+/* ----------------------------------------------------------------- main */
+
+static int dump_thread(struct dump_ctx *c, size_t i)
 {
-	struct pretty p = { .path = path, .trace = t };
+	if (c->o->raw)
+		return dump_thread_raw(c->path, c->trace, i);
+	switch (c->o->view) {
+	case VIEW_INSNS:
+		return dump_insns(c, i);
+	case VIEW_CALLS:
+		return dump_calls(c, i);
+	default:
+		return dump_branches(c, i);
+	}
+}
+
+static long find_thread(const struct bts_trace *t, pid_t tid)
+{
+	for (size_t i = 0; i < bts_trace_nthreads(t); i++)
+		if (bts_trace_thread(t, i)->tid == tid)
+			return i;
+	return -1;
+}
+
+static int dump_threads(struct dump_ctx *c)
+{
+	long only = -1;
 	int ret = 0;
 
-	print_header(t);
-	for (size_t i = 0; !ret && i < bts_trace_nthreads(t); i++)
-		ret = dump_thread_pretty(&p, i);
-	for (size_t i = 0; i < p.nprocs; i++)
-		bts_symbolizer_free(p.procs[i].sym);
-	free(p.procs);
+	if (c->o->thread) {
+		only = find_thread(c->trace, c->o->thread);
+		if (only < 0) {
+			error("%s: no thread %d in the trace", c->path,
+			      (int)c->o->thread);
+			return EXIT_FAILED;
+		}
+	}
+	if (!c->o->raw && !c->o->json && c->o->view == VIEW_BRANCHES)
+		print_header(c->trace);
+	for (size_t i = 0; !ret && i < bts_trace_nthreads(c->trace); i++)
+		if (only < 0 || (size_t)only == i)
+			ret = dump_thread(c, i);
 	return ret;
 }
 
-/* ----------------------------------------------------------------- main */
-
-static int dump_file(const char *path, bool raw)
+/* Like git: output into a closed pipe ends the command, quietly. */
+static int output_failed(void)
 {
+	if (errno == EPIPE)
+		return 128 + SIGPIPE;
+	error("dump: cannot write the output: %s", strerror(errno));
+	return EXIT_FAILED;
+}
+
+static int dump_file(const char *path, const struct dump_opts *o)
+{
+	static char buf[1 << 16];
+	struct dump_ctx c = { .path = path, .o = o };
 	struct bts_trace *t;
 	int ret = bts_trace_open(path, &t);
 
@@ -258,33 +343,85 @@ static int dump_file(const char *path, bool raw)
 		error_bts(ret, "%s", path);
 		return EXIT_FAILED;
 	}
-	if (raw) {
-		for (size_t i = 0; !ret && i < bts_trace_nthreads(t); i++)
-			ret = dump_thread_raw(path, t, i);
-	} else {
-		ret = dump_pretty(path, t);
-	}
+	/* Full buffering even on a terminal would delay people; on a pipe it
+	 * is what makes a long view fast. */
+	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
+	signal(SIGPIPE, SIG_DFL);
+	c.trace = t;
+	ret = dump_threads(&c);
+	dump_ctx_free(&c);
 	bts_trace_close(t);
-	if (fflush(stdout) || ferror(stdout)) {
-		error("dump: cannot write the output: %s", strerror(errno));
-		return EXIT_FAILED;
-	}
+	if (fflush(stdout) || ferror(stdout))
+		return output_failed();
 	return ret;
+}
+
+/* ------------------------------------------------------------- options */
+
+static const char *parse_count(const char *arg, void *value)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || !v)
+		return "not a positive number";
+	*(uint64_t *)value = v;
+	return NULL;
+}
+
+static const char *check_opts(const struct dump_opts *o, int nviews)
+{
+	if (nviews > 1)
+		return "--raw, --branches, --insns and --calls exclude each other";
+	if (o->raw && (o->json || o->last || o->from || o->to))
+		return "--raw takes no --json and no range";
+	if ((o->raw_bytes || o->source) && o->view != VIEW_INSNS)
+		return "--raw-bytes and --source go with --insns";
+	if ((o->insn_range || o->line_range || o->indent) && o->view != VIEW_CALLS)
+		return "--insn-range, --line-range and --indent go with --calls";
+	if (o->last && (o->from || o->to))
+		return "--last excludes --from and --to";
+	if (o->from && o->to && o->from > o->to)
+		return "--from is past --to";
+	return NULL;
 }
 
 int cmd_dump(int argc, char **argv)
 {
-	bool raw = false;
+	struct dump_opts o = { 0 };
+	bool branches = false, insns = false, calls = false;
 	const struct option opts[] = {
-		OPT_RAW(&raw),
+		OPT_RAW(&o.raw),
+		OPT_FLAG(0, "branches", &branches, "the records with symbols (the default view)"),
+		OPT_FLAG(0, "insns", &insns, "the instruction history (gdb's instruction-history)"),
+		OPT_FLAG(0, "calls", &calls, "the function-call history (gdb's function-call-history)"),
+		OPT_FLAG(0, "raw-bytes", &o.raw_bytes, "--insns: show the bytes of each instruction (/r)"),
+		OPT_FLAG(0, "source", &o.source, "--insns: show the source lines (/s)"),
+		OPT_FLAG(0, "insn-range", &o.insn_range, "--calls: show each call's instructions (/i)"),
+		OPT_FLAG(0, "line-range", &o.line_range, "--calls: show each call's source lines (/l)"),
+		OPT_FLAG(0, "indent", &o.indent, "--calls: indent by call depth (/c)"),
+		OPT_CALLBACK(0, "last", "N", &o.last, "only the last N entries", parse_count),
+		OPT_CALLBACK(0, "from", "N", &o.from, "only entries from number N on", parse_count),
+		OPT_CALLBACK(0, "to", "M", &o.to, "only entries up to number M", parse_count),
+		OPT_CALLBACK(0, "thread", "TID", &o.thread, "only thread TID", parse_pid),
+		OPT_FLAG(0, "json", &o.json, "one JSON object per line (fields below)"),
 		OPT_END(),
 	};
 	int first = parse_options(argc, argv, &dump_help, opts, 0);
+	const char *why;
 
 	if (first == PARSE_HELP)
 		return 0;
 	if (first < 0)
 		return EXIT_USAGE;
+	o.view = insns ? VIEW_INSNS : calls ? VIEW_CALLS : VIEW_BRANCHES;
+	why = check_opts(&o, o.raw + branches + insns + calls);
+	if (why) {
+		error("dump: %s", why);
+		return EXIT_USAGE;
+	}
 	if (first == argc) {
 		error("dump: no trace file given (see 'btrace dump --help')");
 		return EXIT_USAGE;
@@ -293,5 +430,5 @@ int cmd_dump(int argc, char **argv)
 		error("dump: one trace file at a time");
 		return EXIT_USAGE;
 	}
-	return dump_file(argv[first], raw);
+	return dump_file(argv[first], &o);
 }

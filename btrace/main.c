@@ -18,8 +18,9 @@ struct command {
 
 static const struct command commands[] = {
 	{ "record", cmd_record, "run a program (or attach to one) and record its branches" },
-	{ "dump",   cmd_dump,   "print the branches of a trace file" },
+	{ "dump",   cmd_dump,   "print the branches, instructions or calls of a trace file" },
 	{ "info",   cmd_info,   "say which branch sources work on this machine" },
+	{ "stats",  cmd_stats,  "count the records, instructions and calls of a trace file" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * btrace stats: what a trace holds, per thread: records, instructions,
+ * function segments, functions, gaps, and the functions called most and
+ * run most (by instructions).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bts.h>
+
+#include "btrace.h"
+#include "options.h"
+
+#define TOP 10
+
+static const struct command_help stats_help = {
+	.name = "stats",
+	.usage = { "FILE" },
+	.summary = "Prints what a trace file holds, thread by thread.",
+	.details =
+	"Output, per thread:\n"
+	"  thread TID (process PID)\n"
+	"    records       R (M markers)\n"
+	"    instructions  I\n"
+	"    segments      S (function visits, as in 'dump --calls')\n"
+	"    functions     F\n"
+	"    gaps          G\n"
+	"    most called:\n"
+	"      CALLS  FUNCTION\n"
+	"    hottest (instructions):\n"
+	"      INSNS  PERCENT%  FUNCTION\n"
+	"Up to 10 functions in each list; ?? is code without a symbol.\n"
+	"\n"
+	"Exit status: 0; 1 when FILE cannot be read; 2 for a bad command line.\n",
+};
+
+struct func_stat {
+	const char *name;	/* "??" for unknown */
+	uint64_t calls, insns;
+};
+
+struct func_table {
+	struct func_stat *v;
+	size_t n, cap;		/* open addressing, cap a power of two */
+};
+
+static size_t hash_str(const char *s)
+{
+	size_t h = 5381;
+
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
+
+static struct func_stat *lookup(struct func_table *t, const char *name);
+
+static int grow(struct func_table *t)
+{
+	struct func_table n = { .cap = t->cap ? 2 * t->cap : 256 };
+
+	n.v = calloc(n.cap, sizeof(*n.v));
+	if (!n.v)
+		return -1;
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->v[i].name)
+			*lookup(&n, t->v[i].name) = t->v[i];
+	free(t->v);
+	n.n = t->n;
+	*t = n;
+	return 0;
+}
+
+/* The slot of @name: an empty one (name NULL) when it is new. */
+static struct func_stat *lookup(struct func_table *t, const char *name)
+{
+	size_t i = hash_str(name) & (t->cap - 1);
+
+	while (t->v[i].name && strcmp(t->v[i].name, name))
+		i = (i + 1) & (t->cap - 1);
+	return &t->v[i];
+}
+
+static struct func_stat *func_of(struct func_table *t, const char *name)
+{
+	struct func_stat *f;
+
+	if (2 * (t->n + 1) > t->cap && grow(t))
+		return NULL;
+	f = lookup(t, name);
+	if (!f->name) {
+		f->name = name;
+		t->n++;
+	}
+	return f;
+}
+
+static int by_calls(const void *a, const void *b)
+{
+	const struct func_stat *x = a, *y = b;
+
+	if (x->calls != y->calls)
+		return x->calls < y->calls ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int by_insns(const void *a, const void *b)
+{
+	const struct func_stat *x = a, *y = b;
+
+	if (x->insns != y->insns)
+		return x->insns < y->insns ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static void print_tops(struct func_table *t, uint64_t insns)
+{
+	struct func_stat *v = malloc((t->n + 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->v[i].name)
+			v[n++] = t->v[i];
+	qsort(v, n, sizeof(*v), by_calls);
+	printf("    most called:\n");
+	for (size_t i = 0; i < n && i < TOP && v[i].calls; i++)
+		printf("      %10" PRIu64 "  %s\n", v[i].calls, v[i].name);
+	qsort(v, n, sizeof(*v), by_insns);
+	printf("    hottest (instructions):\n");
+	for (size_t i = 0; i < n && i < TOP && v[i].insns; i++)
+		printf("      %10" PRIu64 "  %5.1f%%  %s\n", v[i].insns,
+		       insns ? 100.0 * v[i].insns / insns : 0.0, v[i].name);
+	free(v);
+}
+
+static uint64_t count_markers(const struct bts_trace *t, size_t thread)
+{
+	struct ptbts_record rec;
+	struct bts_rec_iter it;
+	uint64_t n = 0;
+
+	bts_trace_records(t, thread, &it);
+	while (bts_rec_next(&it, &rec) > 0)
+		n += !rec.from;
+	return n;
+}
+
+static int thread_stats(const struct bts_trace *t, size_t thread,
+			struct bts_symbolizer *sym)
+{
+	const struct bts_thread_info *th = bts_trace_thread(t, thread);
+	BTS_OPTS(bts_calls_opts, opts, .sym = sym);
+	struct func_table funcs = { 0 };
+	struct bts_call_history *h;
+	uint64_t insns;
+	int ret = bts_call_history_build(t, thread, &opts, &h);
+
+	if (ret < 0) {
+		error_bts(ret, "stats: thread %d", (int)th->tid);
+		return EXIT_FAILED;
+	}
+	for (size_t i = 0; i < bts_call_history_count(h); i++) {
+		const struct bts_segment *s = bts_call_history_segment(h, i);
+		struct func_stat *f;
+
+		if (s->entry == BTS_SEG_GAP)
+			continue;
+		f = func_of(&funcs, s->function ? s->function : "??");
+		if (!f) {
+			ret = EXIT_FAILED;
+			error("stats: out of memory");
+			break;
+		}
+		f->calls += s->entry == BTS_SEG_CALL || s->entry == BTS_SEG_TAILCALL;
+		f->insns += s->last - s->first + 1;
+	}
+	insns = bts_call_history_insns(h) - bts_call_history_gaps(h);
+	printf("thread %d (process %d)\n", (int)th->tid, (int)th->pid);
+	printf("    records       %" PRIu64 " (%" PRIu64 " markers)\n",
+	       th->nrecords, count_markers(t, thread));
+	printf("    instructions  %" PRIu64 "\n", insns);
+	printf("    segments      %zu\n", bts_call_history_count(h));
+	printf("    functions     %zu\n", funcs.n);
+	printf("    gaps          %" PRIu64 "\n", bts_call_history_gaps(h));
+	print_tops(&funcs, insns);
+	free(funcs.v);
+	bts_call_history_free(h);
+	return ret;
+}
+
+struct proc_sym {
+	pid_t pid;
+	struct bts_symbolizer *sym;
+};
+
+static struct bts_symbolizer *symbolizer(const struct bts_trace *t, pid_t pid,
+					 struct proc_sym *syms, size_t *n)
+{
+	struct bts_symbolizer *sym = NULL;
+	const char *w;
+
+	for (size_t i = 0; i < *n; i++)
+		if (syms[i].pid == pid)
+			return syms[i].sym;
+	if (bts_symbolizer_new(t, pid, &sym) < 0) {
+		error("warning: process %d: no symbols", (int)pid);
+		sym = NULL;
+	}
+	for (size_t i = 0; sym && (w = bts_symbolizer_warning(sym, i)); i++)
+		error("warning: %s", w);
+	syms[(*n)++] = (struct proc_sym){ pid, sym };
+	return sym;
+}
+
+static int stats_file(const char *path)
+{
+	struct proc_sym *syms;
+	struct bts_trace *t;
+	size_t nsyms = 0;
+	int ret = bts_trace_open(path, &t);
+
+	if (ret < 0) {
+		error_bts(ret, "%s", path);
+		return EXIT_FAILED;
+	}
+	syms = calloc(bts_trace_nprocesses(t) + 1, sizeof(*syms));
+	if (!syms) {
+		bts_trace_close(t);
+		error("stats: out of memory");
+		return EXIT_FAILED;
+	}
+	signal(SIGPIPE, SIG_DFL);
+	for (size_t i = 0; !ret && i < bts_trace_nthreads(t); i++) {
+		pid_t pid = bts_trace_thread(t, i)->pid;
+
+		ret = thread_stats(t, i, symbolizer(t, pid, syms, &nsyms));
+	}
+	for (size_t i = 0; i < nsyms; i++)
+		bts_symbolizer_free(syms[i].sym);
+	free(syms);
+	bts_trace_close(t);
+	if (fflush(stdout) || ferror(stdout)) {
+		if (errno == EPIPE)
+			return 128 + SIGPIPE;
+		error("stats: cannot write the output: %s", strerror(errno));
+		return EXIT_FAILED;
+	}
+	return ret;
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	const struct option opts[] = { OPT_END() };
+	int first = parse_options(argc, argv, &stats_help, opts, 0);
+
+	if (first == PARSE_HELP)
+		return 0;
+	if (first < 0)
+		return EXIT_USAGE;
+	if (argc - first != 1) {
+		error("stats: %s", first == argc ? "no trace file given (see "
+		      "'btrace stats --help')" : "one trace file at a time");
+		return EXIT_USAGE;
+	}
+	return stats_file(argv[first]);
+}

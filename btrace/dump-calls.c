@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * btrace dump --calls: the function segments, laid out as gdb's
+ * `record function-call-history` lays them out:
+ *	N\t[indent]func[\tinst B,E][\tat FILE:MIN[,MAX]]
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "btrace.h"
+#include "dump.h"
+
+static const char *const entry_names[] = {
+	[BTS_SEG_START] = "start", [BTS_SEG_CALL] = "call",
+	[BTS_SEG_RETURN] = "return", [BTS_SEG_TAILCALL] = "tailcall",
+	[BTS_SEG_SWITCH] = "switch", [BTS_SEG_SIGNAL] = "signal",
+	[BTS_SEG_SIGRETURN] = "sigreturn", [BTS_SEG_GAP] = "gap",
+};
+
+static void print_text(const struct dump_opts *o, const struct bts_segment *s)
+{
+	char gap[128];
+
+	printf("%" PRIu64 "\t", s->number);
+	if (s->entry == BTS_SEG_GAP) {
+		dump_gap_text(s->gap, s->gap_arg, gap, sizeof(gap));
+		printf("[decode error (%u): %s]\n", s->gap, gap);
+		return;
+	}
+	if (o->indent)
+		printf("%*s", 2 * s->level, "");
+	fputs(s->function ? s->function : "??", stdout);
+	if (o->insn_range)
+		printf("\tinst %" PRIu64 ",%" PRIu64, s->first, s->last);
+	if (o->line_range && s->file) {
+		printf("\tat %s:%d", s->file, s->line_min);
+		if (s->line_max != s->line_min)
+			printf(",%d", s->line_max);
+	}
+	putchar('\n');
+}
+
+static void print_json(pid_t tid, const struct bts_segment *s)
+{
+	char gap[128];
+
+	printf("{\"tid\":%d,\"n\":%" PRIu64 ",\"level\":%d,\"entry\":\"%s\"",
+	       (int)tid, s->number, s->level, entry_names[s->entry]);
+	if (s->entry == BTS_SEG_GAP) {
+		dump_gap_text(s->gap, s->gap_arg, gap, sizeof(gap));
+		printf(",\"first\":%" PRIu64 ",\"gap\":\"%s\",\"arg\":%" PRIu64
+		       ",\"text\":", s->first, bts_gap_name(s->gap), s->gap_arg);
+		json_str(gap);
+		puts("}");
+		return;
+	}
+	fputs(",\"func\":", stdout);
+	json_str(s->function);
+	printf(",\"first\":%" PRIu64 ",\"last\":%" PRIu64, s->first, s->last);
+	if (s->file) {
+		fputs(",\"file\":", stdout);
+		json_str(s->file);
+		printf(",\"line_min\":%d,\"line_max\":%d", s->line_min, s->line_max);
+	}
+	puts("}");
+}
+
+int dump_calls(struct dump_ctx *c, size_t thread)
+{
+	const struct bts_thread_info *th = bts_trace_thread(c->trace, thread);
+	struct bts_call_history *h;
+	uint64_t lo, hi;
+	BTS_OPTS(bts_calls_opts, opts,
+		 .sym = dump_symbolizer(c, th->pid),
+		 .lines = c->o->line_range);
+	struct bts_insn_decoder *d;
+	int ret;
+
+	/* Only for its warnings: the history makes its own decoder. */
+	if (bts_insn_decoder_alloc(c->trace, thread, NULL, &d) == 0) {
+		dump_decoder_warnings(c, th->pid, d);
+		bts_insn_decoder_free(d);
+	}
+	ret = bts_call_history_build(c->trace, thread, &opts, &h);
+	if (ret < 0) {
+		error_bts(ret, "%s: thread %d", c->path, (int)th->tid);
+		return EXIT_FAILED;
+	}
+	if (!c->o->json)
+		printf("thread %d (process %d)\n", (int)th->tid, (int)th->pid);
+	if (dump_range(c->o, 1, bts_call_history_count(h), &lo, &hi)) {
+		for (uint64_t n = lo; n <= hi; n++) {
+			const struct bts_segment *s = bts_call_history_segment(h, n - 1);
+
+			if (c->o->json)
+				print_json(th->tid, s);
+			else
+				print_text(c->o, s);
+		}
+	}
+	bts_call_history_free(h);
+	return 0;
+}

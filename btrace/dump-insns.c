@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * btrace dump --insns: the instruction history, laid out as gdb's
+ * `record instruction-history` lays it out:
+ *	N\t   0x0000000000401667 <main+8>:\tmovl   $0x0,-0x4(%rbp)
+ * with /r's raw bytes and /s's source lines as options.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <Zydis/Zydis.h>
+
+#include "btrace.h"
+#include "dump.h"
+
+/* gdb pads the raw bytes of up to 7-byte instructions to one width. */
+#define RAW_WIDTH 7
+
+struct insn_view {
+	struct dump_ctx *c;
+	struct bts_symbolizer *sym;
+	pid_t tid;
+	ZydisDecoder dec;
+	ZydisFormatter fmt;
+	const char *file;	/* of the last source line shown */
+	int line;
+};
+
+/* AT&T text with the mnemonic padded as GNU objdump pads it. */
+static void disassemble(struct insn_view *v, const struct bts_insn_entry *e,
+			char *out, size_t len)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction insn;
+	char text[256];
+	const char *sp;
+
+	if (ZYAN_FAILED(ZydisDecoderDecodeFull(&v->dec, e->raw, e->size, &insn, ops)) ||
+	    ZYAN_FAILED(ZydisFormatterFormatInstruction(&v->fmt, &insn, ops,
+			insn.operand_count_visible, text, sizeof(text), e->ip, NULL))) {
+		snprintf(out, len, "(bad)");
+		return;
+	}
+	sp = strchr(text, ' ');
+	if (!sp)
+		snprintf(out, len, "%s", text);
+	else
+		snprintf(out, len, "%-6.*s %s", (int)(sp - text), text, sp + 1);
+}
+
+static void raw_bytes(const struct bts_insn_entry *e, char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = 0;
+	for (unsigned int i = 0; i < e->size && n + 4 < len; i++)
+		n += snprintf(out + n, len - n, "%s%02x", i ? " " : "", e->raw[i]);
+	/* gdb 13's width: one column short for the shorter ones. */
+	for (unsigned int i = e->size; i < RAW_WIDTH && n + 4 < len; i++)
+		n += snprintf(out + n, len - n, i + 1 < RAW_WIDTH ? "   " : "  ");
+}
+
+static void print_source(struct insn_view *v, uint64_t ip)
+{
+	const char *file, *text;
+	int line;
+
+	if (!v->sym || bts_symbolize_line(v->sym, ip, &file, &line) < 0)
+		return;
+	if (v->file && line == v->line && !strcmp(file, v->file))
+		return;
+	v->file = file;
+	v->line = line;
+	text = source_line(file, line);
+	printf("%s:%d\t%s\n", file, line, text ? text : "");
+}
+
+static void print_gap_text(const struct bts_insn_entry *e)
+{
+	char gap[128];
+
+	dump_gap_text(e->gap, e->gap_arg, gap, sizeof(gap));
+	printf("%" PRIu64 "\t[decode error (%u): %s]\n", e->index, e->gap, gap);
+}
+
+static void print_text(struct insn_view *v, const struct bts_insn_entry *e)
+{
+	char dis[320], raw[64];
+	const char *name;
+	uint64_t off;
+
+	if (e->iclass == BTS_ICLASS_GAP) {
+		v->file = NULL;
+		print_gap_text(e);
+		return;
+	}
+	if (v->c->o->source)
+		print_source(v, e->ip);
+	disassemble(v, e, dis, sizeof(dis));
+	printf("%" PRIu64 "\t   0x%016" PRIx64, e->index, e->ip);
+	if (v->sym && bts_symbolize(v->sym, e->ip, &name, &off) == 0)
+		printf(" <%s+%" PRIu64 ">", name, off);
+	if (v->c->o->raw_bytes) {
+		raw_bytes(e, raw, sizeof(raw));
+		printf(":\t%s\t%s\n", raw, dis);
+	} else {
+		printf(":\t%s\n", dis);
+	}
+}
+
+static const char *const class_names[] = {
+	[BTS_ICLASS_OTHER] = "other", [BTS_ICLASS_COND] = "cond",
+	[BTS_ICLASS_JUMP] = "jump", [BTS_ICLASS_CALL] = "call",
+	[BTS_ICLASS_RETURN] = "return", [BTS_ICLASS_FAR] = "far",
+	[BTS_ICLASS_SYSCALL] = "syscall", [BTS_ICLASS_GAP] = "gap",
+};
+
+static void print_json_flags(uint16_t flags)
+{
+	static const char *const names[] = {
+		"taken", "signal", "sigreturn", "resync", "tail",
+	};
+	bool first = true;
+
+	fputs(",\"flags\":[", stdout);
+	for (unsigned int i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(flags & (1u << i)))
+			continue;
+		printf("%s\"%s\"", first ? "" : ",", names[i]);
+		first = false;
+	}
+	putchar(']');
+}
+
+static void print_json(struct insn_view *v, const struct bts_insn_entry *e)
+{
+	char dis[320], gap[128];
+	const char *name, *file;
+	uint64_t off;
+	int line;
+
+	printf("{\"tid\":%d,\"n\":%" PRIu64, (int)v->tid, e->index);
+	if (e->iclass == BTS_ICLASS_GAP) {
+		dump_gap_text(e->gap, e->gap_arg, gap, sizeof(gap));
+		printf(",\"gap\":\"%s\",\"arg\":%" PRIu64 ",\"text\":",
+		       bts_gap_name(e->gap), e->gap_arg);
+		json_str(gap);
+		puts("}");
+		return;
+	}
+	printf(",\"ip\":\"0x%" PRIx64 "\",\"size\":%u,\"bytes\":\"", e->ip, e->size);
+	for (unsigned int i = 0; i < e->size; i++)
+		printf("%02x", e->raw[i]);
+	printf("\",\"class\":\"%s\"", class_names[e->iclass]);
+	print_json_flags(e->flags);
+	if (v->sym && bts_symbolize(v->sym, e->ip, &name, &off) == 0) {
+		fputs(",\"func\":", stdout);
+		json_str(name);
+		printf(",\"off\":%" PRIu64, off);
+	}
+	if (v->c->o->source && v->sym &&
+	    bts_symbolize_line(v->sym, e->ip, &file, &line) == 0) {
+		fputs(",\"file\":", stdout);
+		json_str(file);
+		printf(",\"line\":%d", line);
+	}
+	disassemble(v, e, dis, sizeof(dis));
+	fputs(",\"asm\":", stdout);
+	json_str(dis);
+	puts("}");
+}
+
+/* Entries in the history: a first pass, for --last. */
+static int count_entries(struct dump_ctx *c, size_t thread, uint64_t *n)
+{
+	struct bts_insn_decoder *d;
+	struct bts_insn_entry e;
+	int ret = bts_insn_decoder_alloc(c->trace, thread, NULL, &d);
+
+	*n = 0;
+	if (ret < 0)
+		return ret;
+	while ((ret = bts_insn_next(d, &e)) > 0)
+		*n = e.index;
+	bts_insn_decoder_free(d);
+	return ret;
+}
+
+static int walk(struct insn_view *v, size_t thread, uint64_t lo, uint64_t hi)
+{
+	struct bts_insn_decoder *d;
+	struct bts_insn_entry e;
+	int ret = bts_insn_decoder_alloc(v->c->trace, thread, NULL, &d);
+
+	if (ret < 0)
+		return ret;
+	dump_decoder_warnings(v->c, bts_trace_thread(v->c->trace, thread)->pid, d);
+	while ((ret = bts_insn_next(d, &e)) > 0 && e.index <= hi) {
+		if (e.index < lo)
+			continue;
+		if (v->c->o->json)
+			print_json(v, &e);
+		else
+			print_text(v, &e);
+	}
+	bts_insn_decoder_free(d);
+	return ret;
+}
+
+int dump_insns(struct dump_ctx *c, size_t thread)
+{
+	const struct bts_thread_info *th = bts_trace_thread(c->trace, thread);
+	struct insn_view v = { .c = c, .tid = th->tid };
+	uint64_t total = UINT64_MAX - 1, lo, hi;
+	int ret = 0;
+
+	v.sym = dump_symbolizer(c, th->pid);
+	ZydisDecoderInit(&v.dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	ZydisFormatterInit(&v.fmt, ZYDIS_FORMATTER_STYLE_ATT);
+	/* Closer to GNU's text: lower-case hex, no zero padding. */
+	ZydisFormatterSetProperty(&v.fmt, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, 0);
+	ZydisFormatterSetProperty(&v.fmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE,
+				  ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&v.fmt, ZYDIS_FORMATTER_PROP_DISP_PADDING,
+				  ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&v.fmt, ZYDIS_FORMATTER_PROP_IMM_PADDING,
+				  ZYDIS_PADDING_DISABLED);
+	if (c->o->last)
+		ret = count_entries(c, thread, &total);
+	if (!c->o->json)
+		printf("thread %d (process %d)\n", (int)th->tid, (int)th->pid);
+	if (ret == 0 && dump_range(c->o, 1, total, &lo, &hi))
+		ret = walk(&v, thread, lo, hi);
+	if (ret < 0) {
+		error_bts(ret, "%s: thread %d", c->path, (int)th->tid);
+		return EXIT_FAILED;
+	}
+	return 0;
+}

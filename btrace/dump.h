@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What the views of `btrace dump` share (cmd-dump.c, dump-*.c). */
+#ifndef BTRACE_DUMP_H
+#define BTRACE_DUMP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <bts.h>
+
+enum dump_view { VIEW_BRANCHES, VIEW_INSNS, VIEW_CALLS };
+
+struct dump_opts {
+	enum dump_view view;
+	bool raw;		/* --raw: the stable record format */
+	bool json;
+	bool raw_bytes;		/* --insns: raw bytes, like gdb's /r */
+	bool source;		/* --insns: source lines, like /s */
+	bool insn_range;	/* --calls: like /i */
+	bool line_range;	/* --calls: like /l */
+	bool indent;		/* --calls: like /c */
+	uint64_t last;		/* --last N; 0: not given */
+	uint64_t from, to;	/* --from/--to; 0: not given */
+	pid_t thread;		/* --thread TID; 0: every thread */
+};
+
+struct dump_proc {
+	pid_t pid;
+	struct bts_symbolizer *sym;	/* NULL when none could be made */
+	bool warned;			/* decoder warnings printed */
+};
+
+struct dump_ctx {
+	const char *path;
+	const struct bts_trace *trace;
+	const struct dump_opts *o;
+	struct dump_proc *procs;
+	size_t nprocs;
+};
+
+/* The symbolizer of @pid, made (and its warnings printed) on first use. */
+struct bts_symbolizer *dump_symbolizer(struct dump_ctx *c, pid_t pid);
+/* Prints the decoder's warnings, once per process. */
+void dump_decoder_warnings(struct dump_ctx *c, pid_t pid,
+			   const struct bts_insn_decoder *d);
+void dump_ctx_free(struct dump_ctx *c);
+
+/*
+ * The numbers to print, of the @total numbered from 1 (@first): from the
+ * options' --last or --from/--to.  False when the range is empty.
+ */
+bool dump_range(const struct dump_opts *o, uint64_t first, uint64_t total,
+		uint64_t *lo, uint64_t *hi);
+
+/* A gap's text, as gdb puts it after "decode error (N): ". */
+void dump_gap_text(int reason, uint64_t arg, char *buf, size_t len);
+
+/* JSON: a string (escaped, quoted) or null. */
+void json_str(const char *s);
+
+int dump_insns(struct dump_ctx *c, size_t thread);
+int dump_calls(struct dump_ctx *c, size_t thread);
+
+/* Where the source lines come from for --source. */
+const char *source_line(const char *file, int line);
+void source_cache_free(void);
+
+#endif /* BTRACE_DUMP_H */

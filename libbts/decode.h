@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * The parts of the instruction decoder, inside libbts:
+ *
+ *	decode_code.c	the code bytes of a traced process, offline: the
+ *			files its maps name (build-id checked) and the code
+ *			copies the trace carries (the vDSO)
+ *	decode_blocks.c	straight-line blocks: the instructions from an
+ *			address up to the first one that must end it,
+ *			decoded once and kept by start address
+ *	decode.c	records -> runs of instructions and gaps -> entries
+ *	segments.c	runs -> function segments
+ */
+#ifndef BTS_DECODE_H
+#define BTS_DECODE_H
+
+#include "internal.h"
+
+/* ------------------------------------------------------------ code image */
+
+struct bts_code_image;
+
+int bts_code_image_new(const struct bts_trace *t, pid_t pid,
+		       struct bts_code_image **out);
+void bts_code_image_free(struct bts_code_image *ci);
+/*
+ * The code at @addr and in *avail how many bytes follow it contiguously,
+ * or NULL when nothing holds it.  The bytes live as long as @ci.
+ */
+const uint8_t *bts_code_image_at(struct bts_code_image *ci, uint64_t addr,
+				 size_t *avail);
+const char *bts_code_image_warning(const struct bts_code_image *ci, size_t i);
+
+/* ---------------------------------------------------------------- blocks */
+
+/* Why a block ends after its last instruction. */
+enum bts_dblock_end {
+	BTS_DBLOCK_TRANSFER,	/* an unconditional transfer: it would be recorded */
+	BTS_DBLOCK_NOCODE,	/* the code bytes ran out */
+	BTS_DBLOCK_UNDECODABLE,	/* the next bytes are no instruction */
+	BTS_DBLOCK_LIMIT,	/* too long to be real */
+};
+
+/*
+ * Instructions in address order from @start: instruction i lies at
+ * start + off[i] and is off[i + 1] - off[i] bytes long.  A block that
+ * ends on an error has the failing address at start + off[n].
+ */
+struct bts_dblock {
+	uint64_t start;
+	const uint8_t *code;	/* the bytes from @start */
+	uint32_t n;
+	uint8_t end;		/* &enum bts_dblock_end */
+	uint32_t memo_idx;	/* the last bts_dblock_find() answer */
+	uint64_t memo_addr;
+	uint32_t *off;		/* n + 1 entries */
+	uint8_t *cls;		/* n entries, &enum bts_iclass */
+};
+
+struct bts_dblock_cache;
+
+struct bts_dblock_cache *bts_dblock_cache_new(struct bts_code_image *ci,
+					    size_t max_blocks);
+void bts_dblock_cache_free(struct bts_dblock_cache *c);
+/*
+ * The block at @start, decoded on first use; NULL only when out of memory.
+ * It stays valid until the next call (a full cache is emptied).
+ */
+struct bts_dblock *bts_dblock_get(struct bts_dblock_cache *c, uint64_t start);
+
+/* The index of the instruction at @addr in @b, or -1. */
+static inline long bts_dblock_find(struct bts_dblock *b, uint64_t addr)
+{
+	uint32_t lo = 0, hi = b->n;
+	uint64_t off;
+
+	if (addr == b->memo_addr)
+		return b->memo_idx;
+	if (addr < b->start)
+		return -1;
+	off = addr - b->start;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (b->off[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo >= b->n || b->off[lo] != off)
+		return -1;
+	b->memo_addr = addr;
+	b->memo_idx = lo;
+	return lo;
+}
+
+/* ------------------------------------------------------------------ runs */
+
+/*
+ * Consecutive entries of the history: @count instructions of @b from
+ * @first, or (b == NULL) one gap.  Flags: @flags on every entry,
+ * @first_flags on the first too, @last_flags on the last too.
+ */
+struct bts_run {
+	struct bts_dblock *b;
+	uint32_t first, count;
+	uint16_t flags, first_flags, last_flags;
+	uint64_t index;		/* the number of its first entry */
+	uint32_t gap;
+	uint64_t gap_arg;
+};
+
+/* 1 and *run filled, 0 at the end, or -BTS_E_NOMEM. */
+int bts_decode_next_run(struct bts_insn_decoder *d, struct bts_run *run);
+
+#endif /* BTS_DECODE_H */
