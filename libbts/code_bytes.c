@@ -37,19 +37,6 @@ static ssize_t read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
 	return n;
 }
 
-static void unplant(const struct bts_session *s, uint64_t addr, uint8_t *buf,
-		    size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < s->nplanted; i++) {
-		uint64_t a = s->planted[i].addr;
-
-		if (a >= addr && a - addr < n)
-			buf[a - addr] = s->planted[i].orig;
-	}
-}
-
 ssize_t bts_read_code(struct bts_session *s, pid_t pid, uint64_t addr,
 		      void *buf, size_t len)
 {
@@ -66,6 +53,6 @@ ssize_t bts_read_code(struct bts_session *s, pid_t pid, uint64_t addr,
 		return bts_fail_errno(BTS_E_IO, "reading code of %d at 0x%llx",
 				      (int)pid, (unsigned long long)addr);
 	if (s)
-		unplant(s, addr, buf, (size_t)n);
+		bts_bp_unplant(&s->bps, addr, buf, (size_t)n);
 	return n;
 }

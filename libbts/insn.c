@@ -110,6 +110,148 @@ const char *bts_insn_kind_name(int kind)
 	return names[kind];
 }
 
+/* --------------------------------------------------------------- branches */
+
+static int cond_of(ZydisMnemonic m)
+{
+	static const ZydisMnemonic jcc[16] = {
+		ZYDIS_MNEMONIC_JO, ZYDIS_MNEMONIC_JNO, ZYDIS_MNEMONIC_JB,
+		ZYDIS_MNEMONIC_JNB, ZYDIS_MNEMONIC_JZ, ZYDIS_MNEMONIC_JNZ,
+		ZYDIS_MNEMONIC_JBE, ZYDIS_MNEMONIC_JNBE, ZYDIS_MNEMONIC_JS,
+		ZYDIS_MNEMONIC_JNS, ZYDIS_MNEMONIC_JP, ZYDIS_MNEMONIC_JNP,
+		ZYDIS_MNEMONIC_JL, ZYDIS_MNEMONIC_JNL, ZYDIS_MNEMONIC_JLE,
+		ZYDIS_MNEMONIC_JNLE,
+	};
+	int i;
+
+	for (i = 0; i < 16; i++)
+		if (jcc[i] == m)
+			return i;
+	switch (m) {
+	case ZYDIS_MNEMONIC_JRCXZ:
+	case ZYDIS_MNEMONIC_JECXZ:
+		return BTS_COND_RCXZ;
+	case ZYDIS_MNEMONIC_LOOP:
+		return BTS_COND_LOOP;
+	case ZYDIS_MNEMONIC_LOOPE:
+		return BTS_COND_LOOPE;
+	case ZYDIS_MNEMONIC_LOOPNE:
+		return BTS_COND_LOOPNE;
+	default:
+		return -1;	/* xbegin: only an abort takes it */
+	}
+}
+
+/* A general register's hardware number; BTS_REG_RIP; -1 for others. */
+static int reg_of(ZydisRegister r)
+{
+	ZydisRegister big;
+
+	if (r == ZYDIS_REGISTER_NONE)
+		return BTS_REG_NONE;
+	if (r == ZYDIS_REGISTER_RIP || r == ZYDIS_REGISTER_EIP)
+		return BTS_REG_RIP;
+	big = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+	if (big < ZYDIS_REGISTER_RAX || big > ZYDIS_REGISTER_R15)
+		return -1;
+	return ZydisRegisterGetId(big);
+}
+
+static bool take_operand(const ZydisDecodedOperand *op, struct bts_branch *b)
+{
+	int base, index;
+
+	if (op->type == ZYDIS_OPERAND_TYPE_REGISTER) {
+		base = reg_of(op->reg.value);
+		if (base < 0 || base == BTS_REG_RIP || base == BTS_REG_NONE ||
+		    op->size != 64)
+			return false;
+		b->opnd = BTS_OPND_REG;
+		b->base = (uint8_t)base;
+		return true;
+	}
+	if (op->type != ZYDIS_OPERAND_TYPE_MEMORY ||
+	    op->mem.type != ZYDIS_MEMOP_TYPE_MEM || op->size != 64)
+		return false;
+	base = reg_of(op->mem.base);
+	index = reg_of(op->mem.index);
+	if (base < 0 || index < 0 || index == BTS_REG_RIP)
+		return false;
+	if (op->mem.segment == ZYDIS_REGISTER_FS)
+		b->seg = 1;
+	else if (op->mem.segment == ZYDIS_REGISTER_GS)
+		b->seg = 2;
+	b->opnd = BTS_OPND_MEM;
+	b->base = (uint8_t)base;
+	b->index = (uint8_t)index;
+	b->scale = op->mem.scale;
+	b->disp = op->mem.disp.has_displacement ? op->mem.disp.value : 0;
+	return true;
+}
+
+/* Whether a tracer can carry the branch out exactly as the CPU would. */
+static bool fill_branch(const ZydisDecodedInstruction *zi,
+			const ZydisDecodedOperand *ops, uint64_t pc,
+			struct bts_branch *b)
+{
+	ZyanU64 abs;
+	int cond;
+
+	/* 16-bit operand size: AMD and Intel disagree on what it does. */
+	if (zi->attributes & ZYDIS_ATTRIB_HAS_OPERANDSIZE)
+		return false;
+	b->addr32 = zi->address_width == 32;
+	switch (b->kind) {
+	case BTS_INSN_COND:
+		cond = cond_of(zi->mnemonic);
+		/* loop with 0x67 writes %ecx: how the upper half fares is unclear */
+		if (cond < 0 || (cond >= BTS_COND_LOOP && b->addr32))
+			return false;
+		b->cond = (uint8_t)cond;
+		/* fall through */
+	case BTS_INSN_JUMP:
+	case BTS_INSN_CALL:
+		if (!zi->operand_count_visible ||
+		    ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
+		    !ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(zi, &ops[0], pc, &abs)))
+			return false;
+		b->target = abs;
+		return true;
+	case BTS_INSN_JUMP_IND:
+	case BTS_INSN_CALL_IND:
+		return zi->operand_count_visible &&
+		       take_operand(&ops[0], b);
+	case BTS_INSN_RET:
+		if (zi->operand_count_visible &&
+		    ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
+			b->imm = (uint16_t)ops[0].imm.value.u;
+		return zi->operand_width == 64;
+	default:
+		return false;
+	}
+}
+
+int bts_branch_decode(const void *buf, size_t len, uint64_t pc,
+		      struct bts_branch *out)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction zi;
+	ZyanStatus st;
+
+	st = ZydisDecoderDecodeFull(get_decoder(), buf, len, &zi, ops);
+	if (st == ZYDIS_STATUS_NO_MORE_DATA)
+		return bts_fail(BTS_E_TRUNCATED, "instruction runs past %zu bytes", len);
+	if (!ZYAN_SUCCESS(st))
+		return bts_fail(BTS_E_DECODE, "undecodable instruction (Zydis status 0x%x)",
+				(unsigned int)st);
+	memset(out, 0, sizeof(*out));
+	out->len = zi.length;
+	out->kind = (uint8_t)kind_of(&zi);
+	out->base = out->index = BTS_REG_NONE;
+	out->emulable = fill_branch(&zi, ops, pc, out);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ cache */
 
 struct slot {

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "internal.h"
 
@@ -51,6 +52,54 @@ bool bts_insn_taken(const struct bts_insn *insn, uint64_t pc, uint64_t next);
 /* "other", "cond", "jump", ... for tests and messages. */
 const char *bts_insn_kind_name(int kind);
 
+/* --------------------------------------------------------------- branches */
+
+/* How a conditional branch decides (jcc conditions are 0..15, as coded). */
+enum bts_cond {
+	BTS_COND_RCXZ = 16,	/* jrcxz, jecxz */
+	BTS_COND_LOOP,
+	BTS_COND_LOOPE,
+	BTS_COND_LOOPNE,
+};
+
+/* Where an indirect branch finds its target. */
+enum bts_operand {
+	BTS_OPND_NONE = 0,	/* direct (or ret) */
+	BTS_OPND_REG,
+	BTS_OPND_MEM,
+};
+
+/* General registers by their hardware number; BTS_REG_RIP, none. */
+#define BTS_REG_RIP	16
+#define BTS_REG_NONE	0xff
+
+/*
+ * What a tracer needs to carry out a branch itself instead of letting the
+ * program run it: decoded once, used at every pass.
+ */
+struct bts_branch {
+	uint8_t kind;		/* &enum bts_insn_kind */
+	uint8_t len;
+	uint8_t cond;		/* BTS_INSN_COND: jcc condition or &enum bts_cond */
+	uint8_t addr32;		/* 0x67 prefix: 32-bit addresses and counters */
+	uint8_t opnd;		/* &enum bts_operand */
+	uint8_t base;		/* register number, BTS_REG_RIP or BTS_REG_NONE */
+	uint8_t index;		/* register number or BTS_REG_NONE */
+	uint8_t scale;
+	uint8_t seg;		/* 0, or 1 for %fs, 2 for %gs */
+	bool emulable;		/* a tracer may carry it out (bts_branch_emulate) */
+	uint16_t imm;		/* ret imm16: bytes popped besides the address */
+	int64_t disp;
+	uint64_t target;	/* direct branches: the destination */
+};
+
+/*
+ * Decodes the instruction at the start of @buf (@len bytes, read from
+ * @pc) into @out.  0, or -BTS_E_DECODE / -BTS_E_TRUNCATED.
+ */
+int bts_branch_decode(const void *buf, size_t len, uint64_t pc,
+		      struct bts_branch *out);
+
 /* ------------------------------------------------------------------ cache */
 
 struct bts_insn_cache;
@@ -74,5 +123,46 @@ int bts_insn_cache_put(struct bts_insn_cache *c, uint64_t addr,
  */
 int bts_insn_cache_fill(struct bts_insn_cache *c, uint64_t addr,
 			const uint8_t *code, size_t len);
+
+/* ----------------------------------------------------------------- blocks */
+
+/*
+ * A basic block as a branch-stop tracer sees it: the instructions from
+ * @start that run in sequence, up to and including the control transfer
+ * at @site.  A block whose transfer cannot be emulated (far, xbegin, a
+ * 16-bit operand), or that runs into code that cannot be read or decoded,
+ * has @site 0: it is single-stepped.  Syscalls do not end a block.
+ */
+struct bts_block {
+	uint64_t start;
+	uint64_t end;		/* after the transfer at @site */
+	uint64_t site;
+	uint64_t last_sys;	/* the last syscall or int instruction; 0: none */
+	uint64_t hash;		/* of the original bytes [start, end) */
+	struct bts_branch br;	/* the transfer at @site */
+};
+
+/* Reads original code bytes; what bts_read_code() returns. */
+typedef ssize_t (*bts_code_reader)(void *arg, uint64_t addr, void *buf,
+				   size_t len);
+
+/* Decodes the block at @start.  Never fails: at worst @site is 0. */
+void bts_block_decode(bts_code_reader rd, void *arg, uint64_t start,
+		      struct bts_block *out);
+/* The hash bts_block_decode() keeps of a block's bytes. */
+uint64_t bts_code_hash(uint64_t h, const uint8_t *p, size_t n);
+#define BTS_HASH_INIT 0xcbf29ce484222325ULL
+
+struct bts_block_cache;
+
+struct bts_block_cache *bts_block_cache_new(void);
+void bts_block_cache_free(struct bts_block_cache *c);
+void bts_block_cache_flush(struct bts_block_cache *c);
+/* The block starting at @start, or NULL. */
+const struct bts_block *bts_block_cache_get(struct bts_block_cache *c,
+					    uint64_t start);
+/* A copy of @b kept; the stored one, or NULL when the cache cannot grow. */
+const struct bts_block *bts_block_cache_put(struct bts_block_cache *c,
+					    const struct bts_block *b);
 
 #endif /* BTS_INSN_H */

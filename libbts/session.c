@@ -55,14 +55,21 @@ static int take_opts(const struct bts_session_opts *opts,
 }
 
 /*
- * Only ptrace-step drives a session in this version, and whether ptrace
- * works shows when the tracee is seized: no probe (a fork) for it here.
+ * kmod-step when asked for, or for auto when the module offers it; else
+ * ptrace-step, whose working shows when the tracee is seized: no probe (a
+ * fork) for it here.
  */
 static int pick_source(int want)
 {
 	struct bts_source_info info[8];
 	int i, n;
 
+	if (want == 0 || want == BTS_SOURCE_AUTO ||
+	    want == PTBTS_SOURCE_KMOD_STEP) {
+		n = bts_kmod_pick(want);
+		if (n)
+			return n;
+	}
 	if (want == 0 || want == BTS_SOURCE_AUTO ||
 	    want == PTBTS_SOURCE_PTRACE_STEP)
 		return PTBTS_SOURCE_PTRACE_STEP;
@@ -73,6 +80,17 @@ static int pick_source(int want)
 					info[i].available ? "cannot drive a recording yet"
 							  : info[i].why);
 	return bts_fail(BTS_E_INVAL, "unknown source %d", want);
+}
+
+/*
+ * BTS_STEP_MODE=single: every instruction single-stepped, no breakpoint
+ * planted: the slow reference that branch stops are compared with.
+ */
+static bool single_step_mode(void)
+{
+	const char *m = getenv("BTS_STEP_MODE");
+
+	return m && !strcmp(m, "single");
 }
 
 int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
@@ -101,15 +119,27 @@ int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
 	if (!s)
 		return bts_fail(BTS_E_NOMEM, "session");
 	s->icache = bts_insn_cache_new();
-	if (!s->icache) {
+	s->bcache = bts_block_cache_new();
+	if (!s->icache || !s->bcache) {
+		bts_insn_cache_free(s->icache);
+		bts_block_cache_free(s->bcache);
 		free(s);
 		return bts_fail(BTS_E_NOMEM, "instruction cache");
 	}
+	bts_bp_init(&s->bps);
+	s->single = single_step_mode();
 	s->pid = pid;
 	s->source = source;
 	s->mode = o.mode;
 	s->buffer_size = o.buffer_size ? o.buffer_size : BTS_DEFAULT_BUFFER;
 	s->w = o.writer;
+	if (source == PTBTS_SOURCE_KMOD_STEP) {
+		err = bts_kmod_open(s);
+		if (err) {
+			bts_session_free(s);
+			return err;
+		}
+	}
 	*out = s;
 	return 0;
 }
@@ -173,7 +203,7 @@ int bts_resume(struct bts_session *s, struct bts_thread *t, int sig)
 	long r;
 
 	(void)s;
-	r = ptrace(t->stepping ? PTRACE_SINGLESTEP : PTRACE_CONT, t->tid, 0,
+	r = ptrace(t->stepping ? t->resume_op : PTRACE_CONT, t->tid, 0,
 		   (void *)(long)sig);
 	/* ESRCH: killed meanwhile; its exit is on the way. */
 	if (r == 0 || errno == ESRCH)
@@ -184,6 +214,10 @@ int bts_resume(struct bts_session *s, struct bts_thread *t, int sig)
 /* A thread is gone: its records, its exit, and the main status. */
 void bts_reap(struct bts_session *s, struct bts_thread *t, int status)
 {
+	if (t->shadow) {
+		bts_thread_remove(s, t);
+		return;
+	}
 	bts_thread_flush(s, t);
 	if (s->w)
 		bts_note_err(s, bts_writer_exit(s->w, s->pid, t->tid, status));
@@ -225,7 +259,9 @@ static void on_event_stop(struct bts_session *s, struct bts_thread *t, int sig)
 			t->running = true;
 		return;
 	}
-	if (!t->started)
+	if (!t->started && s->kmod)
+		bts_kmod_start(s, t);
+	else if (!t->started)
 		bts_step_start(s, t);
 	bts_resume(s, t, 0);
 }
@@ -235,9 +271,22 @@ static void on_clone(struct bts_session *s, struct bts_thread *t)
 	unsigned long msg = 0;
 	struct bts_thread *nt;
 
+	bool early;
+
 	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg) == 0 &&
-	    !bts_thread_find(s, (pid_t)msg))
+	    !bts_thread_find(s, (pid_t)msg)) {
+		/* A clone that is no thread, its first stop already seen. */
+		early = bts_fork_forget(s, (pid_t)msg);
+		nt = NULL;
 		bts_note_err(s, bts_thread_add(s, (pid_t)msg, &nt));
+		if (early && nt) {
+			if (s->kmod)
+				bts_kmod_start(s, nt);
+			else
+				bts_step_start(s, nt);
+			bts_resume(s, nt, 0);
+		}
+	}
 	bts_resume(s, t, 0);
 }
 
@@ -274,9 +323,23 @@ static void on_stop(struct bts_session *s, struct bts_thread *t, int status)
 	case PTRACE_EVENT_CLONE:
 		on_clone(s, t);
 		return;
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		bts_fork_event(s, t, event == PTRACE_EVENT_VFORK);
+		bts_resume(s, t, 0);
+		return;
 	case PTRACE_EVENT_EXEC:
+		if (t->shadow) {
+			/* A vfork child with its own memory now: let it go. */
+			ptrace(PTRACE_DETACH, t->tid, 0, 0);
+			bts_thread_remove(s, t);
+			return;
+		}
 		t = exec_takeover(s, t);
-		bts_step_exec(s, t);
+		if (s->kmod)
+			bts_kmod_exec(s, t);
+		else
+			bts_step_exec(s, t);
 		bts_resume(s, t, 0);
 		return;
 	case PTRACE_EVENT_EXIT:
@@ -290,10 +353,20 @@ static void on_stop(struct bts_session *s, struct bts_thread *t, int status)
 		bts_resume(s, t, 0);
 		return;
 	}
+	if (sig == BTS_SYSCALL_STOP) {
+		bts_fast_syscall(s, t);
+		bts_resume(s, t, 0);
+		return;
+	}
 	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si))
 		return;		/* killed meanwhile */
 	if (!t->started) {
 		/* A signal before the first stop: pass it, start later. */
+		bts_resume(s, t, sig);
+		return;
+	}
+	if (s->kmod) {
+		/* The module steps it: every signal is the program's. */
 		bts_resume(s, t, sig);
 		return;
 	}
@@ -302,7 +375,7 @@ static void on_stop(struct bts_session *s, struct bts_thread *t, int status)
 		bts_resume(s, t, 0);
 		return;
 	}
-	bts_resume(s, t, bts_step_signal(s, t, sig));
+	bts_resume(s, t, bts_step_signal(s, t, sig, &si));
 }
 
 static void on_report(struct bts_session *s, pid_t tid, int status)
@@ -317,6 +390,8 @@ static void on_report(struct bts_session *s, pid_t tid, int status)
 	if (!WIFSTOPPED(status))
 		return;
 	if (!t) {
+		if (bts_fork_child_stop(s, tid))
+			return;
 		/* A new thread whose first stop beat its creator's clone event. */
 		if (bts_thread_add(s, tid, &t)) {
 			ptrace(PTRACE_DETACH, tid, 0, 0);
@@ -343,6 +418,7 @@ static void kill_all(struct bts_session *s)
 	pid_t tid;
 
 	kill(s->pid, SIGKILL);
+	bts_fork_kill_shadows(s);
 	while (s->nthreads) {
 		struct bts_thread *t;
 
@@ -391,7 +467,10 @@ int bts_session_run(struct bts_session *s)
 			stop_session(s);
 			break;
 		}
-		tid = waitpid(-1, &status, __WALL);
+		if (s->kmod)
+			tid = bts_kmod_wait(s, &status);
+		else
+			tid = waitpid(-1, &status, __WALL);
 		if (tid < 0) {
 			if (errno == EINTR)
 				continue;
@@ -449,9 +528,11 @@ void bts_session_free(struct bts_session *s)
 		stop_session(s);
 		drop_all(s);
 	}
+	bts_kmod_close(s);
 	bts_insn_cache_free(s->icache);
+	bts_block_cache_free(s->bcache);
+	bts_bp_free(&s->bps);
 	bts_mapset_clear(&s->maps);
-	free(s->planted);
 	free(s->threads);
 	free(s);
 }

@@ -14,7 +14,8 @@
 #include "session.h"
 
 #define ATTACH_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | \
-			PTRACE_O_TRACEEXIT)
+			PTRACE_O_TRACEEXIT | PTRACE_O_TRACEFORK | \
+			PTRACE_O_TRACEVFORK | PTRACE_O_TRACESYSGOOD)
 
 static int yama_scope(void)
 {
@@ -162,14 +163,27 @@ static void quiesce_one(struct bts_session *s, struct bts_thread *t, int status)
 	siginfo_t si;
 
 	t->running = false;
+	if (t->shadow) {
+		/*
+		 * A vfork child: its parent cannot stop before it execs or
+		 * exits, and it shares the memory: every int3 out, let it go.
+		 */
+		bts_step_restore(s);
+		ptrace(PTRACE_DETACH, t->tid, 0, 0);
+		bts_thread_remove(s, t);
+		return;
+	}
 	switch (event) {
 	case 0:
+		if (sig == BTS_SYSCALL_STOP)
+			return;		/* at a syscall: nothing pending */
 		if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si))
 			return;
 		if (bts_step_report(&si)) {
 			if (t->started)
 				bts_step_trap(s, t);
-		} else {
+		} else if (!t->started || !t->stepping ||
+			   !bts_fast_site(s, t, &si)) {
 			t->detach_sig = sig;
 		}
 		return;
@@ -214,13 +228,19 @@ static void quiesce(struct bts_session *s)
 		if (s->threads[i]->running)
 			ptrace(PTRACE_INTERRUPT, s->threads[i]->tid, 0, 0);
 	while (any_running(s)) {
-		tid = waitpid(-1, &status, __WALL);
+		/* kmod BLOCK: a thread waiting for room stops once it has some. */
+		if (s->kmod)
+			tid = bts_kmod_wait(s, &status);
+		else
+			tid = waitpid(-1, &status, __WALL);
 		if (tid < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		t = bts_thread_find(s, tid);
+		if (!t && WIFSTOPPED(status) && bts_fork_child_stop(s, tid))
+			continue;
 		if (!t && WIFSTOPPED(status) && !bts_thread_add(s, tid, &t))
 			t->running = true;
 		if (!t)

@@ -21,7 +21,9 @@
 #include "session.h"
 
 #define SPAWN_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | \
-		       PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL)
+		       PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | \
+		       PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | \
+		       PTRACE_O_TRACESYSGOOD)
 
 /* 0 when @path can be exec'd, else the errno exec would give. */
 static int check_file(const char *path)
@@ -238,7 +240,10 @@ int bts_session_spawn(char *const argv[], const struct bts_session_opts *opts,
 		err = bts_thread_add(s, pid, &t);
 	if (err)
 		goto kill_child;
-	bts_step_start(s, t);
+	if (s->kmod)
+		bts_kmod_start(s, t);
+	else
+		bts_step_start(s, t);
 	*out = s;
 	return 0;
 

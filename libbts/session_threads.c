@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/ptrace.h>
 
 #include "session.h"
 
@@ -37,7 +38,8 @@ static int table_push(struct bts_session *s, struct bts_thread *t)
 	return 0;
 }
 
-int bts_thread_add(struct bts_session *s, pid_t tid, struct bts_thread **out)
+static int new_thread(struct bts_session *s, pid_t tid, uint64_t size,
+		      struct bts_thread **out)
 {
 	struct bts_thread *t = calloc(1, sizeof(*t));
 	int err;
@@ -46,21 +48,19 @@ int bts_thread_add(struct bts_session *s, pid_t tid, struct bts_thread **out)
 		return bts_fail(BTS_E_NOMEM, "thread %d", (int)tid);
 	t->tid = tid;
 	t->stepping = true;
-	t->mem = malloc(s->buffer_size);
+	t->resume_op = PTRACE_SINGLESTEP;
+	t->mem = malloc(size);
 	if (!t->mem) {
 		err = bts_fail(BTS_E_NOMEM, "a ring of %llu bytes for thread %d",
-			       (unsigned long long)s->buffer_size, (int)tid);
+			       (unsigned long long)size, (int)tid);
 		goto free_thread;
 	}
-	err = bts_ring_init(&t->ring, t->mem, s->buffer_size, s->mode);
+	err = bts_ring_init(&t->ring, t->mem, size, s->mode);
 	if (err)
 		goto free_mem;
 	err = table_push(s, t);
 	if (err)
 		goto free_mem;
-	s->nthreads_seen++;
-	if (s->w)
-		bts_note_err(s, bts_writer_thread(s->w, s->pid, tid));
 	*out = t;
 	return 0;
 
@@ -68,6 +68,29 @@ free_mem:
 	free(t->mem);
 free_thread:
 	free(t);
+	return err;
+}
+
+int bts_thread_add(struct bts_session *s, pid_t tid, struct bts_thread **out)
+{
+	int err = new_thread(s, tid, s->buffer_size, out);
+
+	if (err)
+		return err;
+	s->nthreads_seen++;
+	if (s->w)
+		bts_note_err(s, bts_writer_thread(s->w, s->pid, tid));
+	return 0;
+}
+
+/* A vfork child, run through while it shares the memory: not in the trace. */
+int bts_thread_add_shadow(struct bts_session *s, pid_t tid,
+			  struct bts_thread **out)
+{
+	int err = new_thread(s, tid, sizeof(struct ptbts_record), out);
+
+	if (!err)
+		(*out)->shadow = true;
 	return err;
 }
 
@@ -83,6 +106,7 @@ void bts_thread_remove(struct bts_session *s, struct bts_thread *t)
 	}
 	if (s->last == t)
 		s->last = NULL;
+	bts_kmod_forget(s, t);
 	free(t->mem);
 	free(t);
 }
@@ -133,6 +157,7 @@ void bts_thread_flush(struct bts_session *s, struct bts_thread *t)
 {
 	struct bts_span span[2];
 
+	bts_kmod_drain(s, t, true);	/* kmod sources: the module's records */
 	if (t->ring.mode == PTBTS_MODE_RING) {
 		bts_ring_unread(&t->ring, span);
 		write_lost(s, t);
@@ -146,8 +171,9 @@ void bts_thread_flush(struct bts_session *s, struct bts_thread *t)
 static int emit_map(void *arg, const struct bts_map *m)
 {
 	struct bts_session *s = arg;
+	int err = s->w ? bts_writer_map(s->w, s->pid, m) : 0;
 
-	return s->w ? bts_writer_map(s->w, s->pid, m) : 0;
+	return err ? err : bts_map_write_code(s, m);
 }
 
 void bts_maps_write_all(struct bts_session *s)
@@ -174,6 +200,8 @@ void bts_thread_emit(struct bts_session *s, struct bts_thread *t,
 {
 	struct ptbts_record rec = { from, to, PTBTS_MKKIND(kind) };
 
+	if (t->shadow)
+		return;
 	if (from)
 		check_maps(s, to);
 	if (bts_ring_put(&t->ring, &rec) == -BTS_E_AGAIN) {

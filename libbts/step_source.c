@@ -12,6 +12,11 @@
  *  - rt_sigreturn is a syscall after which the pc is elsewhere:
  *    {the syscall -> the resumed pc}.
  * Code that cannot be read or decoded gives a gap marker, never a guess.
+ *
+ * This is the single-step half of the source: step_fast.c runs whole
+ * blocks between branch stops and comes here for the blocks it cannot run
+ * (and for every instruction when BTS_STEP_MODE=single is set in the
+ * environment, the reference the tests compare branch stops with).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -60,8 +65,8 @@ static int classify(struct bts_session *s, struct bts_thread *t, uint64_t pc,
 }
 
 /* The instruction at regs' pc is the next to run. */
-static void set_pending(struct bts_session *s, struct bts_thread *t,
-			const struct user_regs_struct *regs, bool fresh)
+void bts_step_set_pending(struct bts_session *s, struct bts_thread *t,
+			  const struct user_regs_struct *regs, bool fresh)
 {
 	int gap = classify(s, t, regs->rip, &t->insn);
 
@@ -105,6 +110,8 @@ void bts_step_start(struct bts_session *s, struct bts_thread *t)
 	t->started = true;
 	t->has_pending = false;
 	t->sig_entry = false;
+	t->fast = false;
+	t->sigret_from = 0;
 	if (get_regs(t, &regs))
 		return;
 	/*
@@ -112,7 +119,7 @@ void bts_step_start(struct bts_session *s, struct bts_thread *t)
 	 * thread may be finishing (or restarting) a syscall, which reports a
 	 * trap before the instruction at the pc runs.
 	 */
-	set_pending(s, t, &regs, true);
+	bts_fast_enter(s, t, &regs, true, false, false);
 }
 
 /*
@@ -136,9 +143,14 @@ void bts_step_trap(struct bts_session *s, struct bts_thread *t)
 
 	if (get_regs(t, &regs))
 		return;
+	bts_fast_relift(s, t);
 	if (t->sig_entry) {
 		t->sig_entry = false;
 		bts_thread_emit(s, t, t->sig_from, regs.rip, PTBTS_KIND_SIGNAL);
+	} else if (t->fast) {
+		/* Not a step of ours: nothing ran that is not in the block. */
+		bts_fast_signal(s, t, &regs);
+		return;
 	} else if (t->has_pending) {
 		if (t->fresh && regs.rip == t->pc) {
 			/* It did not run: a syscall finished (or restarted) first. */
@@ -148,27 +160,42 @@ void bts_step_trap(struct bts_session *s, struct bts_thread *t)
 		complete(s, t, &regs);
 		fresh = t->insn.kind == BTS_INSN_SYSCALL && restarting(&regs);
 	}
-	set_pending(s, t, &regs, fresh);
+	bts_fast_enter(s, t, &regs, fresh, !fresh, false);
 }
 
 /*
  * A signal-delivery-stop.  The pending instruction has not run, unless it
- * was a trap (int3) that raised this very signal and moved the pc.
- * Returns the signal to resume with.
+ * was a trap (int3) that raised this very signal and moved the pc.  The
+ * int3 of a branch site is ours, not the program's.  Returns the signal
+ * to resume with.
  */
-int bts_step_signal(struct bts_session *s, struct bts_thread *t, int sig)
+int bts_step_signal(struct bts_session *s, struct bts_thread *t, int sig,
+		    const siginfo_t *si)
 {
 	struct user_regs_struct regs;
 
-	if (!t->stepping || get_regs(t, &regs))
+	if (!t->stepping)
 		return sig;
-	if (t->has_pending && regs.rip != t->pc && !t->sig_entry) {
+	bts_fast_relift(s, t);
+	if (bts_fast_site(s, t, si))
+		return 0;
+	if (get_regs(t, &regs))
+		return sig;
+	if (t->fast) {
+		bts_fast_signal(s, t, &regs);
+	} else if (t->has_pending && regs.rip != t->pc && !t->sig_entry) {
 		complete(s, t, &regs);
-		set_pending(s, t, &regs, false);
+		bts_fast_enter(s, t, &regs, false, false, false);
 	}
 	if (bts_proc_sig_in(t->tid, "SigCgt", sig)) {
 		t->sig_entry = true;
 		t->sig_from = regs.rip;
+		/* The kernel stops a stepped thread at the handler's entry. */
+		t->resume_op = PTRACE_SINGLESTEP;
+	} else if (!s->single && bts_fast_fatal(t->tid, sig)) {
+		/* The program dies of it: its core shows none of our int3s. */
+		bts_bp_remove_all(&s->bps);
+		s->bp_off = true;
 	}
 	return sig;
 }
@@ -178,7 +205,11 @@ void bts_step_exec(struct bts_session *s, struct bts_thread *t)
 	struct user_regs_struct regs;
 	int is64 = bts_proc_is_64bit(s->pid);
 
+	/* A new image: the old one's code and int3s are gone with it. */
 	bts_insn_cache_flush(s->icache);
+	bts_block_cache_flush(s->bcache);
+	bts_bp_forget_all(&s->bps);
+	bts_bp_set_pid(&s->bps, s->pid);
 	if (get_regs(t, &regs))
 		return;
 	bts_thread_emit(s, t, 0, regs.rip, PTBTS_KIND_EXEC);
@@ -190,13 +221,15 @@ void bts_step_exec(struct bts_session *s, struct bts_thread *t)
 		bts_thread_emit(s, t, 0, PTBTS_GAP_DISABLED, PTBTS_KIND_GAP);
 		t->stepping = false;
 		t->has_pending = false;
+		t->fast = false;
 		return;
 	}
 	bts_step_start(s, t);
 }
 
-/* Nothing to put back: single-stepping plants no breakpoint. */
+/* Every planted int3 out: the program is let go, or killed. */
 void bts_step_restore(struct bts_session *s)
 {
-	(void)s;
+	bts_bp_remove_all(&s->bps);
+	s->bp_off = true;
 }

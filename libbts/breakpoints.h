@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * The breakpoints a source planted in the tracee: one int3 byte per branch
+ * site, kept until the code goes away, and the original byte under each,
+ * which every reader of the code sees instead (bts_read_code).
+ */
+#ifndef BTS_BREAKPOINTS_H
+#define BTS_BREAKPOINTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define BTS_INT3 0xcc
+
+struct bts_bp {
+	uint64_t addr;		/* 0: empty slot */
+	uint8_t orig;
+};
+
+struct bts_bptab {
+	struct bts_bp *slots;
+	size_t mask;		/* slots - 1 (0: no table yet) */
+	size_t used;
+	pid_t pid;		/* whose memory @memfd is */
+	int memfd;		/* /proc/PID/mem, -1: not open */
+};
+
+void bts_bp_init(struct bts_bptab *t);
+void bts_bp_free(struct bts_bptab *t);
+/* The memory the breakpoints live in (opened lazily; again after an exec). */
+void bts_bp_set_pid(struct bts_bptab *t, pid_t pid);
+
+/* Whether an int3 of ours sits at @addr; its original byte in @orig. */
+bool bts_bp_lookup(const struct bts_bptab *t, uint64_t addr, uint8_t *orig);
+/*
+ * Plants an int3 at @addr (nothing to do when one of ours is there and
+ * still in memory).  0; -1 when the code cannot be written; -2 when ours
+ * is gone from memory: the code was rewritten, it must be decoded again.
+ */
+int bts_bp_plant(struct bts_bptab *t, uint64_t addr);
+/* Puts the original byte back at @addr and forgets it. */
+void bts_bp_remove(struct bts_bptab *t, uint64_t addr);
+/* The same for every breakpoint in [@lo, @hi). */
+void bts_bp_remove_range(struct bts_bptab *t, uint64_t lo, uint64_t hi);
+/* The same for all of them. */
+void bts_bp_remove_all(struct bts_bptab *t);
+/* Forgets them all without writing (the memory is gone: exec). */
+void bts_bp_forget_all(struct bts_bptab *t);
+/* Writes the original bytes into @pid, a fork child with a copy of the memory. */
+int bts_bp_clean_copy(const struct bts_bptab *t, pid_t pid);
+/* Puts original bytes into @buf, @n bytes read from @addr. */
+void bts_bp_unplant(const struct bts_bptab *t, uint64_t addr, uint8_t *buf,
+		    size_t n);
+
+static inline size_t bts_bp_count(const struct bts_bptab *t)
+{
+	return t->used;
+}
+
+#endif /* BTS_BREAKPOINTS_H */
