@@ -8,6 +8,8 @@
 #   make kmod-check    the same under sparse (C=2), sparse warnings are errors
 #   make test-kernel   boot Debian's kernel in QEMU with the module and run
 #                      tests/kernel/ in the guest; last line "N passed, N failed"
+#   make bench-kernel  the same guest runs tests/kernel/bench/: ptrace-step
+#                      against kmod-step, figures only
 #
 # KDIR=DIR builds against other headers (default: those of Debian's
 # linux-headers-amd64); the guest boots linux-image-<KDIR's release>.
@@ -50,7 +52,7 @@ KGUEST_CXXFLAGS := -O2 -g -std=gnu++17 -Wall -Wextra -Werror $(KGUEST_SAN) \
 	-Itests/harness
 
 .PHONY: kmod kmod-build kmod-always kmod-check test-kernel kernel-guest \
-	kernel-guest-files
+	kernel-guest-files bench-kernel
 
 kmod:
 	$(Q)$(if $(KDIR_GIVEN),true,scripts/deps kmod)
@@ -92,9 +94,41 @@ $(KGUEST_BIN): $(KGUEST_OBJ)
 	rc=$$?; grep -v -e 'getaddrinfo' -e 'StreamingListener' $@.ld >&2; \
 	rm -f $@.ld; exit $$rc
 
-$(KGUEST_IMG): $(KGUEST_BIN) $(KMOD) tests/kernel/init tests/kernel/mkinitramfs
+# btrace and the traced programs the guest runs (dynamic ones bring libc),
+# the static -m32 tracer, the benchmark: at /NAME and /progs/NAME.  The
+# guest's btrace is never ASan's (TCG makes it slow enough as it is): a
+# SAN=1 build makes a plain one of its own, in $(KGUEST)/bt.
+KGUEST_PROGS := static-oracle seq-flow seq-calls
+KGUEST_M32   := $(KGUEST)/tracer32
+KGUEST_BENCH := $(KGUEST)/kbench
+KGUEST_BT    := $(if $(SAN),$(KGUEST)/bt/btrace,$(BTRACE))
+KGUEST_EXTRA := $(KGUEST_BT) $(KGUEST_PROGS:%=$(O)/progs/%) $(KGUEST_M32) \
+		$(KGUEST_BENCH)
+KGUEST_PUT   := $(KGUEST_BT)=btrace \
+		$(foreach p,$(KGUEST_PROGS),$(O)/progs/$(p)=progs/$(p)) \
+		$(KGUEST_M32)=tracer32 $(KGUEST_BENCH)=kbench
+
+.PHONY: kguest-bt-always
+$(KGUEST)/bt/btrace: kguest-bt-always
+	$(Q)$(MAKE) --no-print-directory SAN= KERNEL= O=$(KGUEST)/bt $@
+
+# A 32-bit tracer of 64-bit programs: the uapi header and libc only.
+$(KGUEST_M32): tests/kernel/m32/tracer32.c include/uapi/linux/ptrace_bts.h
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC [m32] $@")
+	$(Q)$(CC) -m32 -static -O2 -g -std=gnu11 $(WARN) -D_GNU_SOURCE \
+		-Iinclude/uapi -o $@ $<
+
+$(KGUEST_BENCH): tests/kernel/bench/kbench.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC [guest] $@")
+	$(Q)$(CC) -static -O2 -g -std=gnu11 $(WARN) -D_GNU_SOURCE -o $@ $<
+
+$(KGUEST_IMG): $(KGUEST_BIN) $(KMOD) $(KGUEST_EXTRA) tests/kernel/init \
+	       tests/kernel/mkinitramfs
 	$(if $(Q),@echo "  CPIO    $@")
-	$(Q)tests/kernel/mkinitramfs $@ tests/kernel/init $(KMOD) $(KGUEST_BIN)
+	$(Q)tests/kernel/mkinitramfs $@ tests/kernel/init $(KMOD) $(KGUEST_BIN) \
+		$(KGUEST_PUT)
 
 # Everything the guest run needs, in $(KGUEST): vmlinuz, initramfs.cpio.
 # The image is fetched first: on a machine with stale headers, fetching
@@ -110,6 +144,13 @@ test-kernel:
 	$(Q)$(if $(KDIR_GIVEN),true,scripts/deps kernel)
 	$(Q)$(MAKE) --no-print-directory kernel-guest
 	$(Q)tests/kernel/qemu-run $(KGUEST)
+
+# ptrace-step against kmod-step in the guest: figures, nothing asserted.
+bench-kernel:
+	$(Q)$(if $(KDIR_GIVEN),true,scripts/deps kernel)
+	$(Q)$(MAKE) --no-print-directory kernel-guest
+	$(Q)PTBTS_BENCH=1 PTBTS_QEMU_TIMEOUT=$${PTBTS_QEMU_TIMEOUT:-900} \
+		tests/kernel/qemu-run $(KGUEST)
 
 # "make test" passes KERNEL=1: the guest is built with the host tests, and
 # scripts/run-tests runs it as the suite "kernel".

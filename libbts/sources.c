@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "kmod.h"
 
 static const char *const names[] = {
 	[PTBTS_SOURCE_KMOD_BTS]		= "kmod-bts",
@@ -132,8 +132,6 @@ static void probe_perf(struct bts_source_info *si)
 
 static void probe_one(int source, struct bts_source_info *si)
 {
-	struct stat st;
-
 	si->source = source;
 	si->available = false;
 	si->why[0] = '\0';
@@ -141,12 +139,7 @@ static void probe_one(int source, struct bts_source_info *si)
 	case PTBTS_SOURCE_KMOD_BTS:
 	case PTBTS_SOURCE_KMOD_PEBS:
 	case PTBTS_SOURCE_KMOD_STEP:
-		if (stat(PTBTS_DEVICE, &st))
-			snprintf(si->why, sizeof(si->why),
-				 PTBTS_DEVICE " not present: module not loaded");
-		else
-			snprintf(si->why, sizeof(si->why),
-				 "libbts cannot drive the module yet");
+		bts_kmod_probe(source, si);
 		break;
 	case PTBTS_SOURCE_PERF_BTS:
 		probe_perf(si);

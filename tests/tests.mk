@@ -28,16 +28,30 @@ $(TEST_BIN): $(TEST_OBJ) $(LIB_A)
 
 # --------------------------------------------------------- traced programs
 PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread
-PROG_C_SRC  := $(filter-out tests/progs/static-%,$(wildcard tests/progs/*.c))
+PROG_C_SRC  := $(filter-out tests/progs/static-% tests/progs/lib%,$(wildcard tests/progs/*.c))
 PROG_ST_SRC := $(wildcard tests/progs/static-*.S tests/progs/static-*.c)
+PROG_LIB_SRC := $(wildcard tests/progs/lib*.c)
 PROGS := $(PROG_C_SRC:tests/progs/%.c=$(O)/progs/%) \
-	 $(basename $(PROG_ST_SRC:tests/progs/%=$(O)/progs/%))
+	 $(basename $(PROG_ST_SRC:tests/progs/%=$(O)/progs/%)) \
+	 $(PROG_LIB_SRC:tests/progs/%.c=$(O)/progs/%.so)
 
 .SECONDEXPANSION:
 $(O)/progs/%: tests/progs/%.c $$(wildcard tests/progs/%-asm.S)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  PROG    $@")
 	$(Q)$(CC) $(PROG_CFLAGS) -o $@ $^
+
+# tests/progs/libNAME.c: shared libraries; sym-NAME programs link
+# libsymlib.so and find it beside them.
+$(O)/progs/lib%.so: tests/progs/lib%.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  PROG    $@")
+	$(Q)$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
+
+$(O)/progs/sym-%: tests/progs/sym-%.c $(O)/progs/libsymlib.so
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  PROG    $@")
+	$(Q)$(CC) $(PROG_CFLAGS) -o $@ $< -L$(O)/progs -lsymlib -Wl,-rpath,'$$ORIGIN'
 
 $(O)/progs/static-%: tests/progs/static-%.S
 	@mkdir -p $(dir $@)
@@ -85,6 +99,12 @@ BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(O)/bench/%)
 $(O)/bench/%: tests/bench/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror $(CPPFLAGS) -o $@ $< $(LIBS)
+
+# tests/bench/lib-*.c measure libbts itself: they link it.
+BENCH_LIB_BIN := $(filter $(O)/bench/lib-%,$(BENCH_BIN))
+$(BENCH_LIB_BIN): $(O)/bench/lib-%: tests/bench/lib-%.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror $(CPPFLAGS) -o $@ $< $(LIB_A) $(LIBS)
 
 # Workloads: plain static programs (no tracer libraries, no dynamic loader
 # whose start-up would outweigh them under single-stepping).

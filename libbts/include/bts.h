@@ -183,6 +183,12 @@ BTS_API int bts_writer_process(struct bts_writer *w, pid_t pid, pid_t ppid,
 BTS_API int bts_writer_thread(struct bts_writer *w, pid_t pid, pid_t tid);
 BTS_API int bts_writer_map(struct bts_writer *w, pid_t pid,
 			   const struct bts_map *map);
+/*
+ * A copy of @len bytes of code at @addr in process @pid, for code no file
+ * holds (the vDSO): readers get it back through bts_trace_code().
+ */
+BTS_API int bts_writer_code(struct bts_writer *w, pid_t pid, uint64_t addr,
+			    const void *bytes, size_t len);
 BTS_API int bts_writer_records(struct bts_writer *w, pid_t pid, pid_t tid,
 			       const struct ptbts_record *recs, size_t n);
 /*
@@ -249,6 +255,20 @@ bts_trace_thread(const struct bts_trace *t, size_t i);
 BTS_API size_t bts_trace_maps(const struct bts_trace *t, pid_t pid,
 			      const struct bts_map **maps);
 
+/* Bytes of a process's memory that the trace carries (bts_writer_code). */
+struct bts_code {
+	uint64_t addr;
+	uint64_t len;		/* > 0 */
+	const uint8_t *bytes;	/* @len bytes: the code at @addr */
+};
+/*
+ * The code copies of a process as they stand at the end of the file (a
+ * later copy replaces what it overlaps of earlier ones).  Sorted by addr,
+ * none overlapping; the array and bytes belong to the trace.
+ */
+BTS_API size_t bts_trace_code(const struct bts_trace *t, pid_t pid,
+			      const struct bts_code **code);
+
 /* Iterates a thread's records oldest first, across all its batches. */
 struct bts_rec_iter {
 	const struct bts_trace *trace;
@@ -277,11 +297,152 @@ BTS_API int bts_symbolize(struct bts_symbolizer *s, uint64_t addr,
 			  const char **name, uint64_t *offset);
 /*
  * The @i-th warning bts_symbolizer_new() met (a file that is missing or
- * differs from the one traced: no names come from it), or NULL past the
+ * differs from the one traced: no names come from it; a stripped file with
+ * no debug file: only its dynamic symbols name its code), or NULL past the
  * last.  libbts prints nothing: the caller says what it wants to.
  */
 BTS_API const char *bts_symbolizer_warning(const struct bts_symbolizer *s,
 					   size_t i);
+/*
+ * The source line of the instruction at @addr, from the DWARF of its file
+ * or of that file's separate debug file: 0 and *file (valid until the
+ * symbolizer is freed) and *line when known, -BTS_E_INVAL when not.
+ */
+BTS_API int bts_symbolize_line(struct bts_symbolizer *s, uint64_t addr,
+			       const char **file, int *line);
+
+/* ---------------------------------------------------- instruction history */
+
+/*
+ * The instructions a thread ran, rebuilt from its records and the code
+ * bytes of the files its maps name (or the code copies the trace carries):
+ * the instructions from one record's @to to the next record's @from ran in
+ * order.  Holes in that knowledge are entries of their own (gaps), never
+ * skipped in silence.  Model: libipt's instruction decoder.
+ */
+
+/* What an instruction does to the flow of control. */
+enum bts_iclass {
+	BTS_ICLASS_OTHER = 0,	/* falls through */
+	BTS_ICLASS_COND,	/* conditional jump, loop, jrcxz */
+	BTS_ICLASS_JUMP,	/* unconditional jump, direct or indirect */
+	BTS_ICLASS_CALL,	/* near call, direct or indirect */
+	BTS_ICLASS_RETURN,	/* near return */
+	BTS_ICLASS_FAR,		/* far jump, call or return; iret */
+	BTS_ICLASS_SYSCALL,	/* syscall, sysenter, int n */
+	BTS_ICLASS_GAP,		/* no instruction: a hole in the history */
+};
+
+/* &struct bts_insn_entry.flags */
+#define BTS_IF_TAKEN	 0x01	/* control went elsewhere than the next instruction */
+#define BTS_IF_SIGNAL	 0x02	/* a signal handler's first instruction: the
+				 * interrupted one did not run */
+#define BTS_IF_SIGRETURN 0x04	/* the syscall that left a signal handler */
+#define BTS_IF_RESYNC	 0x08	/* the first instruction after the start or a gap */
+#define BTS_IF_TAIL	 0x10	/* after the last record: inferred, up to the
+				 * first syscall or branch that would have
+				 * been recorded */
+
+/* Why the history has a hole (&struct bts_insn_entry.gap). */
+enum bts_gap_reason {
+	BTS_GAP_NONE = 0,
+	BTS_GAP_LOST,		/* @gap_arg records were lost */
+	BTS_GAP_MARKER,		/* a gap marker; @gap_arg: &enum ptbts_gap */
+	BTS_GAP_FILTERED,	/* @gap_arg branches ran unrecorded (0: unknown) */
+	BTS_GAP_EXEC,		/* the thread exec'd; @gap_arg: the entry point */
+	BTS_GAP_NOCODE,		/* no code bytes at @gap_arg */
+	BTS_GAP_UNDECODABLE,	/* the bytes at @gap_arg are no instruction */
+	BTS_GAP_NO_PATH,	/* straight-line code does not reach the next
+				 * record's from (@gap_arg) */
+	BTS_GAP_NOT_BRANCH,	/* the record's from (@gap_arg) is no branch */
+	BTS_GAP_MAX,
+};
+
+/* "lost", "marker", "filtered", "exec", "nocode", "undecodable", ... */
+BTS_API const char *bts_gap_name(int reason);
+
+struct bts_insn_entry {
+	uint64_t index;		/* number in the thread's history, from 1 */
+	uint64_t ip;		/* 0 for a gap */
+	const uint8_t *raw;	/* @size code bytes, valid until the next call */
+	uint8_t size;
+	uint8_t iclass;		/* &enum bts_iclass */
+	uint16_t flags;		/* BTS_IF_* */
+	uint32_t gap;		/* &enum bts_gap_reason, for BTS_ICLASS_GAP */
+	uint64_t gap_arg;
+};
+
+struct bts_decoder_opts {
+	size_t sz;
+	size_t cache_blocks;	/* blocks kept decoded; 0: the default (65536) */
+};
+
+struct bts_insn_decoder;
+
+/* A decoder of thread @thread (an index, as in bts_trace_thread()). */
+BTS_API int bts_insn_decoder_alloc(const struct bts_trace *t, size_t thread,
+				   const struct bts_decoder_opts *opts,
+				   struct bts_insn_decoder **out);
+BTS_API void bts_insn_decoder_free(struct bts_insn_decoder *d);
+/* 1 and *insn filled, 0 at the end, or a negative error (out of memory). */
+BTS_API int bts_insn_next(struct bts_insn_decoder *d,
+			  struct bts_insn_entry *insn);
+/* The @i-th warning (a file not found or changed), or NULL past the last. */
+BTS_API const char *bts_insn_decoder_warning(const struct bts_insn_decoder *d,
+					     size_t i);
+
+/* ------------------------------------------------------ function segments */
+
+/*
+ * gdb's `record function-call-history`: calls, returns, tail jumps into a
+ * function and signals split the instruction history into segments, one
+ * per visit of a function, numbered from 1.  Memory grows with the number
+ * of segments, never with the number of instructions.
+ */
+enum bts_seg_entry {
+	BTS_SEG_START = 0,	/* the first, or the first after a gap */
+	BTS_SEG_CALL,
+	BTS_SEG_RETURN,
+	BTS_SEG_TAILCALL,	/* a jump to the start of a function */
+	BTS_SEG_SWITCH,		/* another function without a call or return */
+	BTS_SEG_SIGNAL,		/* a signal handler (or its restorer) */
+	BTS_SEG_SIGRETURN,	/* back from a signal handler */
+	BTS_SEG_GAP,		/* a hole: one entry, @gap says why */
+};
+
+struct bts_segment {
+	uint64_t number;	/* from 1 */
+	int level;		/* call depth; the outermost in the history is 0 */
+	int entry;		/* &enum bts_seg_entry */
+	const char *function;	/* NULL: unknown */
+	uint64_t first, last;	/* instruction numbers, inclusive */
+	const char *file;	/* source file of its lines, or NULL */
+	int line_min, line_max;
+	uint32_t gap;		/* &enum bts_gap_reason for BTS_SEG_GAP */
+	uint64_t gap_arg;
+};
+
+struct bts_calls_opts {
+	size_t sz;
+	struct bts_symbolizer *sym;	/* names (and lines); NULL: none */
+	bool lines;			/* fill file and line range (slower) */
+	const struct bts_decoder_opts *decoder;
+};
+
+struct bts_call_history;
+
+/* Decodes thread @thread once and keeps its segments. */
+BTS_API int bts_call_history_build(const struct bts_trace *t, size_t thread,
+				   const struct bts_calls_opts *opts,
+				   struct bts_call_history **out);
+BTS_API void bts_call_history_free(struct bts_call_history *h);
+BTS_API size_t bts_call_history_count(const struct bts_call_history *h);
+/* The segment numbered @i + 1, or NULL. */
+BTS_API const struct bts_segment *
+bts_call_history_segment(const struct bts_call_history *h, size_t i);
+/* Entries of the instruction history (gaps included), and gaps. */
+BTS_API uint64_t bts_call_history_insns(const struct bts_call_history *h);
+BTS_API uint64_t bts_call_history_gaps(const struct bts_call_history *h);
 
 /* ------------------------------------------------------------ recording */
 

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * The kmod sources: the ptrace_bts module records while libbts keeps the
+ * ptrace side (seize, events, threads, exit).  Threads run with PTRACE_CONT;
+ * their records arrive in pages of ours that the module pinned, and are
+ * taken from there to the writer.
+ *
+ * kmod_probe.c   is the device there, and does it offer a source
+ * kmod_source.c  one thread: its buffer, attach, reading its records
+ * kmod_wait.c    the event loop's wait: waitpid reports and records at once
+ */
+#ifndef BTS_KMOD_H
+#define BTS_KMOD_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "internal.h"
+
+struct bts_session;
+struct bts_thread;
+
+/* The session's side of the device. */
+struct bts_kmod {
+	int fd;			/* the session fd, from open(PTBTS_DEVICE) */
+	int sfd;		/* signalfd for SIGCHLD, or -1 */
+	bool masked;		/* SIGCHLD blocked by us: @oldmask to restore */
+	sigset_t oldmask;
+	bool quiet;		/* the fd was ready for no record: poll it not */
+	size_t page;
+	uint64_t syscalls;	/* made by the wait and the consumer: stats */
+};
+
+/* One attached thread. */
+struct bts_kmod_thread {
+	pid_t ktid;		/* the tid the module knows (an exec may change ours) */
+	struct ptbts_record *buf;
+	size_t size;		/* bytes mapped */
+	uint64_t nslots;
+	uint64_t tail;		/* records taken since attach */
+	uint64_t lost_marked;	/* lost records the module's markers told */
+	bool attached;
+};
+
+/* kmod_probe.c */
+/*
+ * Fills @si for a kmod source: available when the device opens, speaks
+ * our ABI version and offers @source.
+ */
+void bts_kmod_probe(int source, struct bts_source_info *si);
+/*
+ * For a session's requested source: PTBTS_SOURCE_KMOD_STEP when it is
+ * asked for (or @want is auto) and usable, 0 when auto finds it unusable,
+ * or -BTS_E_NOSOURCE with the reason.
+ */
+int bts_kmod_pick(int want);
+
+/* kmod_source.c */
+int bts_kmod_open(struct bts_session *s);
+void bts_kmod_close(struct bts_session *s);
+/* At a thread's first stop: attach it; it then runs with PTRACE_CONT. */
+void bts_kmod_start(struct bts_session *s, struct bts_thread *t);
+/* At an exec stop (the module wrote the exec marker already). */
+void bts_kmod_exec(struct bts_session *s, struct bts_thread *t);
+/*
+ * Records to the writer.  @final: the thread produces no more for now
+ * (a stop, its exit): every mode gives up what it holds.  Otherwise only
+ * BLOCK mode reads (and acknowledges); 1 when it read anything.
+ */
+int bts_kmod_drain(struct bts_session *s, struct bts_thread *t, bool final);
+/* The thread leaves the session: detach it from the module, free. */
+void bts_kmod_forget(struct bts_session *s, struct bts_thread *t);
+/* ioctl() counted, as -errno or its result. */
+long bts_kmod_ioctl(struct bts_kmod *k, unsigned long cmd, unsigned long arg);
+
+/* kmod_wait.c */
+/*
+ * waitpid(-1, status, __WALL) for a kmod session: while no report is
+ * there, BLOCK-mode records are taken as the module says they are ready.
+ * Returns the tid, or -1 with errno (EINTR: a signal, look at s->stop).
+ */
+pid_t bts_kmod_wait(struct bts_session *s, int *status);
+
+#endif /* BTS_KMOD_H */

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The kmod-step source, one thread at a time.  At its first stop a thread
+ * gets a buffer of anonymous pages and is attached to the session fd; the
+ * module then records into those pages while the thread runs with
+ * PTRACE_CONT.  Positions come from STATUS (head and wraps give the records
+ * written since attach), never from the buffer.
+ *
+ * What is read when follows the modes of the ptrace-step source, so that
+ * both give the same trace:
+ *   BLOCK  records are taken whenever the module says they are ready, and
+ *          acknowledged: the thread waits for room, nothing is lost;
+ *   RING   nothing is taken until the thread stops for good (exit, exec of
+ *          a thread that takes over, detach): the newest buffer-full
+ *          survives, after a LOST marker for what was overwritten;
+ *   STOP   the same, but the module kept the oldest and counted the rest.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "session.h"
+
+#define REC sizeof(struct ptbts_record)
+
+long bts_kmod_ioctl(struct bts_kmod *k, unsigned long cmd, unsigned long arg)
+{
+	long r = ioctl(k->fd, cmd, arg);
+
+	k->syscalls++;
+	return r < 0 ? -errno : r;
+}
+
+int bts_kmod_open(struct bts_session *s)
+{
+	struct bts_kmod *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return bts_fail(BTS_E_NOMEM, "kmod session");
+	k->fd = open(PTBTS_DEVICE, O_RDWR | O_CLOEXEC);
+	if (k->fd < 0) {
+		free(k);
+		return bts_fail_errno(BTS_E_NOSOURCE, "cannot open " PTBTS_DEVICE);
+	}
+	k->sfd = -1;
+	k->page = (size_t)sysconf(_SC_PAGESIZE);
+	s->kmod = k;
+	/* No int3 is ever planted: vfork children need no running through. */
+	s->bp_off = true;
+	return 0;
+}
+
+void bts_kmod_close(struct bts_session *s)
+{
+	struct bts_kmod *k = s->kmod;
+
+	if (!k)
+		return;
+	if (k->sfd >= 0)
+		close(k->sfd);
+	if (k->masked)
+		pthread_sigmask(SIG_SETMASK, &k->oldmask, NULL);
+	close(k->fd);	/* the module lets go of every thread still attached */
+	free(k);
+	s->kmod = NULL;
+}
+
+static int attach_err(pid_t tid, long err, uint64_t size)
+{
+	switch (err) {
+	case -ENOMEM:
+		return bts_fail(BTS_E_NOMEM, "thread %d: %llu bytes of buffer cannot be "
+				"locked in memory (RLIMIT_MEMLOCK: ulimit -l, or a smaller "
+				"buffer)", (int)tid, (unsigned long long)size);
+	case -EPERM:
+		return bts_fail(BTS_E_PERM, "thread %d: the module refused the attach: "
+				"not its tracer", (int)tid);
+	case -EOPNOTSUPP:
+		return bts_fail(BTS_E_NOSOURCE, "thread %d: kmod-step cannot record here",
+				(int)tid);
+	default:
+		return bts_fail(BTS_E_INTERNAL, "thread %d: attaching to " PTBTS_DEVICE
+				": %s", (int)tid, strerror((int)-err));
+	}
+}
+
+static int attach(struct bts_session *s, struct bts_thread *t,
+		  struct bts_kmod_thread *kt)
+{
+	struct ptbts_config c = {
+		.size = sizeof(c),
+		.tid = (__u32)t->tid,
+		.source = PTBTS_SOURCE_KMOD_STEP,
+		.mode = (__u32)s->mode,
+		.buffer = (uintptr_t)kt->buf,
+		.buffer_size = kt->size,
+	};
+	long r = bts_kmod_ioctl(s->kmod, PTBTS_IOC_ATTACH, (unsigned long)&c);
+
+	if (r == -ESRCH)
+		return 0;	/* killed meanwhile: its exit is on the way */
+	if (r)
+		return attach_err(t->tid, r, kt->size);
+	kt->attached = true;
+	return 0;
+}
+
+void bts_kmod_start(struct bts_session *s, struct bts_thread *t)
+{
+	struct bts_kmod_thread *kt;
+	size_t page = s->kmod->page;
+
+	t->started = true;
+	t->stepping = false;	/* the module steps it: PTRACE_CONT */
+	if (t->shadow || t->kmod)
+		return;
+	kt = calloc(1, sizeof(*kt));
+	if (!kt) {
+		bts_note_err(s, bts_fail(BTS_E_NOMEM, "thread %d", (int)t->tid));
+		return;
+	}
+	kt->ktid = t->tid;
+	kt->size = (s->buffer_size + page - 1) / page * page;
+	kt->nslots = kt->size / REC;
+	kt->buf = mmap(NULL, kt->size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (kt->buf == MAP_FAILED) {
+		bts_note_err(s, bts_fail_errno(BTS_E_NOMEM, "a buffer of %zu bytes",
+					       kt->size));
+		free(kt);
+		return;
+	}
+	t->kmod = kt;
+	bts_note_err(s, attach(s, t, kt));
+}
+
+/* ---------------------------------------------------------------- reading */
+
+static int emit_map(void *arg, const struct bts_map *m)
+{
+	struct bts_session *s = arg;
+	int err = s->w ? bts_writer_map(s->w, s->pid, m) : 0;
+
+	return err ? err : bts_map_write_code(s, m);
+}
+
+/* Records into code the trace has no map of yet: read the maps again. */
+static void check_maps(struct bts_session *s, const struct ptbts_record *r,
+		       size_t n)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		if (!r[i].from || bts_mapset_contains(&s->maps, r[i].to))
+			continue;
+		err = bts_mapset_refresh(&s->maps, s->pid, r[i].to, emit_map, s);
+		if (err != -BTS_E_SRCH)	/* a process that is gone has no maps */
+			bts_note_err(s, err);
+	}
+}
+
+static void write_recs(struct bts_session *s, struct bts_thread *t,
+		       const struct ptbts_record *r, size_t n)
+{
+	if (!n)
+		return;
+	check_maps(s, r, n);
+	s->records += n;
+	if (s->w)
+		bts_note_err(s, bts_writer_records(s->w, s->pid, t->tid, r, n));
+}
+
+static void write_lost(struct bts_session *s, struct bts_thread *t, uint64_t n)
+{
+	struct ptbts_record lost = {
+		.to = n,
+		.flags = PTBTS_MKKIND(PTBTS_KIND_LOST),
+	};
+
+	if (!n)
+		return;
+	s->lost += n;
+	write_recs(s, t, &lost, 1);
+}
+
+/* The module's own LOST markers (STOP mode) count as told. */
+static void count_markers(struct bts_kmod_thread *kt,
+			  const struct ptbts_record *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!r[i].from && PTBTS_KIND(r[i].flags) == PTBTS_KIND_LOST)
+			kt->lost_marked += r[i].to;
+}
+
+/* Records [kt->tail, end) to the writer, in at most two runs of slots. */
+static void take(struct bts_session *s, struct bts_thread *t, uint64_t end)
+{
+	struct bts_kmod_thread *kt = t->kmod;
+
+	while (kt->tail < end) {
+		uint64_t slot = kt->tail % kt->nslots;
+		size_t n = (size_t)(end - kt->tail);
+
+		if (n > kt->nslots - slot)
+			n = (size_t)(kt->nslots - slot);
+		count_markers(kt, kt->buf + slot, n);
+		write_recs(s, t, kt->buf + slot, n);
+		kt->tail += n;
+	}
+}
+
+static int status(struct bts_session *s, struct bts_kmod_thread *kt,
+		  struct ptbts_status *st)
+{
+	long r;
+
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->tid = (__u32)kt->ktid;
+	r = bts_kmod_ioctl(s->kmod, PTBTS_IOC_STATUS, (unsigned long)st);
+	if (r)
+		return bts_fail(BTS_E_INTERNAL, "thread %d: status: %s",
+				(int)kt->ktid, strerror((int)-r));
+	return 0;
+}
+
+static void ack(struct bts_session *s, struct bts_kmod_thread *kt)
+{
+	struct ptbts_ack a = {
+		.size = sizeof(a),
+		.tid = (__u32)kt->ktid,
+		.tail = kt->tail,
+	};
+	long r = bts_kmod_ioctl(s->kmod, PTBTS_IOC_ACK, (unsigned long)&a);
+
+	if (r && r != -ESRCH)
+		bts_note_err(s, bts_fail(BTS_E_INTERNAL, "thread %d: ack: %s",
+					 (int)kt->ktid, strerror((int)-r)));
+}
+
+int bts_kmod_drain(struct bts_session *s, struct bts_thread *t, bool final)
+{
+	struct bts_kmod_thread *kt = t->kmod;
+	struct ptbts_status st;
+	uint64_t count, first, before;
+	int err;
+
+	if (!kt || !kt->attached || (!final && s->mode != PTBTS_MODE_BLOCK))
+		return 0;
+	err = status(s, kt, &st);
+	if (err) {
+		bts_note_err(s, err);
+		return 0;
+	}
+	count = st.wraps * kt->nslots + st.head / REC;
+	before = kt->tail;
+	if (s->mode == PTBTS_MODE_RING && count - kt->tail > kt->nslots) {
+		first = count - kt->nslots;
+		write_lost(s, t, first - kt->tail);
+		kt->tail = first;
+	}
+	take(s, t, count);
+	if (s->mode == PTBTS_MODE_BLOCK && kt->tail != before &&
+	    st.state <= PTBTS_STATE_STOPPED)
+		ack(s, kt);
+	if (s->mode == PTBTS_MODE_STOP && final && st.lost > kt->lost_marked) {
+		write_lost(s, t, st.lost - kt->lost_marked);
+		kt->lost_marked = st.lost;
+	}
+	return kt->tail != before;
+}
+
+/* ------------------------------------------------------------ exec, end */
+
+void bts_kmod_exec(struct bts_session *s, struct bts_thread *t)
+{
+	int is64 = bts_proc_is_64bit(s->pid);
+	struct ptbts_record gap = {
+		.to = PTBTS_GAP_DISABLED,
+		.flags = PTBTS_MKKIND(PTBTS_KIND_GAP),
+	};
+
+	/* The old image's records (the exec marker last) before its maps. */
+	bts_kmod_drain(s, t, is64 != 1);
+	bts_maps_write_all(s);
+	if (is64 == 1 || !t->kmod)
+		return;
+	/* A 32-bit image is not traced: it runs on, its exit is kept. */
+	bts_kmod_forget(s, t);
+	write_recs(s, t, &gap, 1);
+}
+
+void bts_kmod_forget(struct bts_session *s, struct bts_thread *t)
+{
+	struct bts_kmod_thread *kt = t->kmod;
+
+	if (!kt)
+		return;
+	if (kt->attached && s->kmod)
+		bts_kmod_ioctl(s->kmod, PTBTS_IOC_DETACH, (unsigned long)kt->ktid);
+	munmap(kt->buf, kt->size);
+	free(kt);
+	t->kmod = NULL;
+}
