@@ -8,6 +8,7 @@
 
 #include <Zydis/Zydis.h>
 
+#include "addr_table.h"
 #include "insn.h"
 
 static ZydisDecoder decoder;
@@ -255,14 +256,12 @@ int bts_branch_decode(const void *buf, size_t len, uint64_t pc,
 /* ------------------------------------------------------------------ cache */
 
 struct slot {
-	uint64_t addr;		/* 0: empty (no code lives at 0) */
+	uint64_t addr;		/* the key: first, as the table wants it */
 	struct bts_insn insn;
 };
 
 struct bts_insn_cache {
-	struct slot *slots;
-	size_t mask;		/* slots - 1, a power of two minus one */
-	size_t used;
+	struct bts_addr_table table;
 };
 
 #define CACHE_MIN 4096
@@ -271,14 +270,10 @@ struct bts_insn_cache *bts_insn_cache_new(void)
 {
 	struct bts_insn_cache *c = calloc(1, sizeof(*c));
 
-	if (!c)
-		return NULL;
-	c->slots = calloc(CACHE_MIN, sizeof(*c->slots));
-	if (!c->slots) {
+	if (c && bts_addr_table_init(&c->table, sizeof(struct slot), CACHE_MIN)) {
 		free(c);
-		return NULL;
+		c = NULL;
 	}
-	c->mask = CACHE_MIN - 1;
 	return c;
 }
 
@@ -286,71 +281,33 @@ void bts_insn_cache_free(struct bts_insn_cache *c)
 {
 	if (!c)
 		return;
-	free(c->slots);
+	bts_addr_table_fini(&c->table);
 	free(c);
 }
 
 void bts_insn_cache_flush(struct bts_insn_cache *c)
 {
-	memset(c->slots, 0, (c->mask + 1) * sizeof(*c->slots));
-	c->used = 0;
-}
-
-static size_t hash(uint64_t addr)
-{
-	return (size_t)((addr * 0x9e3779b97f4a7c15ULL) >> 20);
-}
-
-static struct slot *find(struct slot *slots, size_t mask, uint64_t addr)
-{
-	size_t i = hash(addr) & mask;
-
-	while (slots[i].addr && slots[i].addr != addr)
-		i = (i + 1) & mask;
-	return &slots[i];
+	bts_addr_table_clear(&c->table);
 }
 
 const struct bts_insn *bts_insn_cache_get(struct bts_insn_cache *c,
 					  uint64_t addr)
 {
-	struct slot *s = find(c->slots, c->mask, addr);
+	struct slot *s = bts_addr_table_get(&c->table, addr);
 
-	return s->addr ? &s->insn : NULL;
-}
-
-static int grow(struct bts_insn_cache *c)
-{
-	size_t n = (c->mask + 1) * 2, i;
-	struct slot *slots = calloc(n, sizeof(*slots));
-
-	if (!slots)
-		return bts_fail(BTS_E_NOMEM, "instruction cache of %zu entries", n);
-	for (i = 0; i <= c->mask; i++)
-		if (c->slots[i].addr)
-			*find(slots, n - 1, c->slots[i].addr) = c->slots[i];
-	free(c->slots);
-	c->slots = slots;
-	c->mask = n - 1;
-	return 0;
+	return s ? &s->insn : NULL;
 }
 
 int bts_insn_cache_put(struct bts_insn_cache *c, uint64_t addr,
 		       const struct bts_insn *insn)
 {
 	struct slot *s;
-	int err;
 
 	if (!addr)
 		return bts_fail(BTS_E_INVAL, "no instruction lives at 0");
-	if (2 * (c->used + 1) > c->mask + 1) {
-		err = grow(c);
-		if (err)
-			return err;
-	}
-	s = find(c->slots, c->mask, addr);
-	if (!s->addr)
-		c->used++;
-	s->addr = addr;
+	s = bts_addr_table_put(&c->table, addr);
+	if (!s)
+		return -BTS_E_NOMEM;
 	s->insn = *insn;
 	return 0;
 }

@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 
+#include "addr_table.h"
 #include "insn.h"
 
 #define READ_CHUNK	256
@@ -73,10 +74,9 @@ void bts_block_decode(bts_code_reader rd, void *arg, uint64_t start,
 
 /* ------------------------------------------------------------------ cache */
 
+/* Entries are struct bts_block, keyed by @start, its first field. */
 struct bts_block_cache {
-	struct bts_block *slots;	/* start 0: empty */
-	size_t mask;
-	size_t used;
+	struct bts_addr_table table;
 };
 
 #define CACHE_MIN 1024
@@ -85,14 +85,11 @@ struct bts_block_cache *bts_block_cache_new(void)
 {
 	struct bts_block_cache *c = calloc(1, sizeof(*c));
 
-	if (!c)
-		return NULL;
-	c->slots = calloc(CACHE_MIN, sizeof(*c->slots));
-	if (!c->slots) {
+	if (c && bts_addr_table_init(&c->table, sizeof(struct bts_block),
+				     CACHE_MIN)) {
 		free(c);
-		return NULL;
+		c = NULL;
 	}
-	c->mask = CACHE_MIN - 1;
 	return c;
 }
 
@@ -100,67 +97,27 @@ void bts_block_cache_free(struct bts_block_cache *c)
 {
 	if (!c)
 		return;
-	free(c->slots);
+	bts_addr_table_fini(&c->table);
 	free(c);
 }
 
 void bts_block_cache_flush(struct bts_block_cache *c)
 {
-	memset(c->slots, 0, (c->mask + 1) * sizeof(*c->slots));
-	c->used = 0;
-}
-
-static size_t hash(uint64_t addr)
-{
-	return (size_t)((addr * 0x9e3779b97f4a7c15ULL) >> 24);
-}
-
-static struct bts_block *find(struct bts_block *slots, size_t mask,
-			      uint64_t start)
-{
-	size_t i = hash(start) & mask;
-
-	while (slots[i].start && slots[i].start != start)
-		i = (i + 1) & mask;
-	return &slots[i];
+	bts_addr_table_clear(&c->table);
 }
 
 const struct bts_block *bts_block_cache_get(struct bts_block_cache *c,
 					    uint64_t start)
 {
-	struct bts_block *b = find(c->slots, c->mask, start);
-
-	return b->start ? b : NULL;
-}
-
-static int grow(struct bts_block_cache *c)
-{
-	size_t n = (c->mask + 1) * 2, i;
-	struct bts_block *slots = calloc(n, sizeof(*slots));
-
-	if (!slots)
-		return -1;
-	for (i = 0; i <= c->mask; i++)
-		if (c->slots[i].start)
-			*find(slots, n - 1, c->slots[i].start) = c->slots[i];
-	free(c->slots);
-	c->slots = slots;
-	c->mask = n - 1;
-	return 0;
+	return bts_addr_table_get(&c->table, start);
 }
 
 const struct bts_block *bts_block_cache_put(struct bts_block_cache *c,
 					    const struct bts_block *b)
 {
-	struct bts_block *s;
+	struct bts_block *s = bts_addr_table_put(&c->table, b->start);
 
-	if (!b->start)
-		return NULL;
-	if (2 * (c->used + 1) > c->mask + 1 && grow(c))
-		return NULL;
-	s = find(c->slots, c->mask, b->start);
-	if (!s->start)
-		c->used++;
-	*s = *b;
+	if (s)
+		*s = *b;
 	return s;
 }
