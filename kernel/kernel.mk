@@ -9,7 +9,8 @@
 #   make test-kernel   boot Debian's kernel in QEMU with the module and run
 #                      tests/kernel/ in the guest; last line "N passed, N failed"
 #   make bench-kernel  the same guest runs tests/kernel/bench/: ptrace-step
-#                      against kmod-step, figures only
+#                      against kmod-step, figures only (PTBTS_BENCH=N: a
+#                      workload of N iterations)
 #
 # KDIR=DIR builds against other headers (default: those of Debian's
 # linux-headers-amd64); the guest boots linux-image-<KDIR's release>.
@@ -98,7 +99,8 @@ $(KGUEST_BIN): $(KGUEST_OBJ)
 # the static -m32 tracer, the benchmark: at /NAME and /progs/NAME.  The
 # guest's btrace is never ASan's (TCG makes it slow enough as it is): a
 # SAN=1 build makes a plain one of its own, in $(KGUEST)/bt.
-KGUEST_PROGS := static-oracle seq-flow seq-calls
+KGUEST_PROGS := static-oracle seq-flow threads-count cli-loop session-stop \
+		speed-forms
 KGUEST_M32   := $(KGUEST)/tracer32
 KGUEST_BENCH := $(KGUEST)/kbench
 KGUEST_BT    := $(if $(SAN),$(KGUEST)/bt/btrace,$(BTRACE))
@@ -149,7 +151,8 @@ test-kernel:
 bench-kernel:
 	$(Q)$(if $(KDIR_GIVEN),true,scripts/deps kernel)
 	$(Q)$(MAKE) --no-print-directory kernel-guest
-	$(Q)PTBTS_BENCH=1 PTBTS_QEMU_TIMEOUT=$${PTBTS_QEMU_TIMEOUT:-900} \
+	$(Q)PTBTS_BENCH=$${PTBTS_BENCH:-3000} \
+		PTBTS_QEMU_TIMEOUT=$${PTBTS_QEMU_TIMEOUT:-900} \
 		tests/kernel/qemu-run $(KGUEST)
 
 # "make test" passes KERNEL=1: the guest is built with the host tests, and

@@ -26,16 +26,17 @@ struct bts_thread;
 struct bts_kmod {
 	int fd;			/* the session fd, from open(PTBTS_DEVICE) */
 	int sfd;		/* signalfd for SIGCHLD, or -1 */
+	bool watched;		/* the signalfd was set up (or found useless) */
 	bool masked;		/* SIGCHLD blocked by us: @oldmask to restore */
 	sigset_t oldmask;
 	bool quiet;		/* the fd was ready for no record: poll it not */
 	size_t page;
-	uint64_t syscalls;	/* made by the wait and the consumer: stats */
+	size_t share;		/* BLOCK: at most this much buffer (0: any) */
 };
 
 /* One attached thread. */
 struct bts_kmod_thread {
-	pid_t ktid;		/* the tid the module knows (an exec may change ours) */
+	pid_t ktid;		/* the tid the module knows (an exec changes ours) */
 	struct ptbts_record *buf;
 	size_t size;		/* bytes mapped */
 	uint64_t nslots;
@@ -72,7 +73,7 @@ void bts_kmod_exec(struct bts_session *s, struct bts_thread *t);
 int bts_kmod_drain(struct bts_session *s, struct bts_thread *t, bool final);
 /* The thread leaves the session: detach it from the module, free. */
 void bts_kmod_forget(struct bts_session *s, struct bts_thread *t);
-/* ioctl() counted, as -errno or its result. */
+/* ioctl() on the session fd: -errno or its result. */
 long bts_kmod_ioctl(struct bts_kmod *k, unsigned long cmd, unsigned long arg);
 
 /* kmod_wait.c */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "session.h"
@@ -30,8 +31,31 @@ long bts_kmod_ioctl(struct bts_kmod *k, unsigned long cmd, unsigned long arg)
 {
 	long r = ioctl(k->fd, cmd, arg);
 
-	k->syscalls++;
 	return r < 0 ? -errno : r;
+}
+
+#define CAP_IPC_LOCK_BIT 14
+#define MEMLOCK_SHARES 16
+
+/*
+ * The buffers are locked memory of ours: without CAP_IPC_LOCK,
+ * RLIMIT_MEMLOCK bounds them all together.  A BLOCK-mode thread takes at
+ * most a sixteenth of it, so that the threads that come later find room
+ * too; 0 when there is no bound.
+ */
+static size_t memlock_share(size_t page)
+{
+	unsigned long long caps = 0;
+	struct rlimit rl;
+	size_t share;
+
+	if (!bts_proc_status(getpid(), "CapEff", 16, &caps) &&
+	    caps & (1ULL << CAP_IPC_LOCK_BIT))
+		return 0;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	share = (size_t)(rl.rlim_cur / MEMLOCK_SHARES) / page * page;
+	return share ? share : page;
 }
 
 int bts_kmod_open(struct bts_session *s)
@@ -47,6 +71,7 @@ int bts_kmod_open(struct bts_session *s)
 	}
 	k->sfd = -1;
 	k->page = (size_t)sysconf(_SC_PAGESIZE);
+	k->share = memlock_share(k->page);
 	s->kmod = k;
 	/* No int3 is ever planted: vfork children need no running through. */
 	s->bp_off = true;
@@ -72,9 +97,10 @@ static int attach_err(pid_t tid, long err, uint64_t size)
 {
 	switch (err) {
 	case -ENOMEM:
-		return bts_fail(BTS_E_NOMEM, "thread %d: %llu bytes of buffer cannot be "
-				"locked in memory (RLIMIT_MEMLOCK: ulimit -l, or a smaller "
-				"buffer)", (int)tid, (unsigned long long)size);
+		return bts_fail(BTS_E_NOMEM, "thread %d: a buffer of %llu bytes cannot "
+				"be locked in memory (RLIMIT_MEMLOCK: raise ulimit -l, or "
+				"use a smaller --buffer)", (int)tid,
+				(unsigned long long)size);
 	case -EPERM:
 		return bts_fail(BTS_E_PERM, "thread %d: the module refused the attach: "
 				"not its tracer", (int)tid);
@@ -87,23 +113,52 @@ static int attach_err(pid_t tid, long err, uint64_t size)
 	}
 }
 
-static int attach(struct bts_session *s, struct bts_thread *t,
-		  struct bts_kmod_thread *kt)
+static long attach_once(struct bts_session *s, struct bts_thread *t,
+			struct bts_kmod_thread *kt)
 {
 	struct ptbts_config c = {
 		.size = sizeof(c),
 		.tid = (__u32)t->tid,
 		.source = PTBTS_SOURCE_KMOD_STEP,
 		.mode = (__u32)s->mode,
-		.buffer = (uintptr_t)kt->buf,
 		.buffer_size = kt->size,
 	};
-	long r = bts_kmod_ioctl(s->kmod, PTBTS_IOC_ATTACH, (unsigned long)&c);
 
+	kt->nslots = kt->size / REC;
+	kt->buf = mmap(NULL, kt->size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (kt->buf == MAP_FAILED) {
+		kt->buf = NULL;
+		return -ENOMEM;
+	}
+	c.buffer = (uintptr_t)kt->buf;
+	return bts_kmod_ioctl(s->kmod, PTBTS_IOC_ATTACH, (unsigned long)&c);
+}
+
+/*
+ * Past RLIMIT_MEMLOCK, a BLOCK-mode thread takes a smaller buffer (see
+ * memlock_share()): it loses nothing either way, it only wakes its tracer
+ * more often.  In the other modes the size is what the trace keeps: no
+ * silent change.
+ */
+static int attach(struct bts_session *s, struct bts_thread *t,
+		  struct bts_kmod_thread *kt)
+{
+	size_t want = kt->size, page = s->kmod->page;
+	long r;
+
+	for (;;) {
+		r = attach_once(s, t, kt);
+		if (r != -ENOMEM || s->mode != PTBTS_MODE_BLOCK ||
+		    kt->size <= page || !kt->buf)
+			break;
+		munmap(kt->buf, kt->size);
+		kt->size = (kt->size / 2 + page - 1) / page * page;
+	}
 	if (r == -ESRCH)
 		return 0;	/* killed meanwhile: its exit is on the way */
 	if (r)
-		return attach_err(t->tid, r, kt->size);
+		return attach_err(t->tid, r, want);
 	kt->attached = true;
 	return 0;
 }
@@ -124,15 +179,9 @@ void bts_kmod_start(struct bts_session *s, struct bts_thread *t)
 	}
 	kt->ktid = t->tid;
 	kt->size = (s->buffer_size + page - 1) / page * page;
-	kt->nslots = kt->size / REC;
-	kt->buf = mmap(NULL, kt->size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (kt->buf == MAP_FAILED) {
-		bts_note_err(s, bts_fail_errno(BTS_E_NOMEM, "a buffer of %zu bytes",
-					       kt->size));
-		free(kt);
-		return;
-	}
+	if (s->mode == PTBTS_MODE_BLOCK && s->kmod->share &&
+	    kt->size > s->kmod->share)
+		kt->size = s->kmod->share;
 	t->kmod = kt;
 	bts_note_err(s, attach(s, t, kt));
 }
@@ -215,19 +264,25 @@ static void take(struct bts_session *s, struct bts_thread *t, uint64_t end)
 	}
 }
 
-static int status(struct bts_session *s, struct bts_kmod_thread *kt,
-		  struct ptbts_status *st)
+static long status(struct bts_session *s, struct bts_kmod_thread *kt,
+		   struct ptbts_status *st)
 {
-	long r;
-
 	memset(st, 0, sizeof(*st));
 	st->size = sizeof(*st);
 	st->tid = (__u32)kt->ktid;
-	r = bts_kmod_ioctl(s->kmod, PTBTS_IOC_STATUS, (unsigned long)st);
-	if (r)
-		return bts_fail(BTS_E_INTERNAL, "thread %d: status: %s",
-				(int)kt->ktid, strerror((int)-r));
-	return 0;
+	return bts_kmod_ioctl(s->kmod, PTBTS_IOC_STATUS, (unsigned long)st);
+}
+
+/* The module no longer knows the thread: what it recorded since is a hole. */
+static void lost_track(struct bts_session *s, struct bts_thread *t)
+{
+	struct ptbts_record gap = {
+		.to = PTBTS_GAP_UNKNOWN,
+		.flags = PTBTS_MKKIND(PTBTS_KIND_GAP),
+	};
+
+	t->kmod->attached = false;
+	write_recs(s, t, &gap, 1);
 }
 
 static void ack(struct bts_session *s, struct bts_kmod_thread *kt)
@@ -249,13 +304,17 @@ int bts_kmod_drain(struct bts_session *s, struct bts_thread *t, bool final)
 	struct bts_kmod_thread *kt = t->kmod;
 	struct ptbts_status st;
 	uint64_t count, first, before;
-	int err;
+	long r;
 
 	if (!kt || !kt->attached || (!final && s->mode != PTBTS_MODE_BLOCK))
 		return 0;
-	err = status(s, kt, &st);
-	if (err) {
-		bts_note_err(s, err);
+	r = status(s, kt, &st);
+	if (r == -ESRCH)
+		lost_track(s, t);
+	if (r) {
+		if (r != -ESRCH)
+			bts_note_err(s, bts_fail(BTS_E_INTERNAL, "thread %d: status: %s",
+						 (int)kt->ktid, strerror((int)-r)));
 		return 0;
 	}
 	count = st.wraps * kt->nslots + st.head / REC;
@@ -304,7 +363,8 @@ void bts_kmod_forget(struct bts_session *s, struct bts_thread *t)
 		return;
 	if (kt->attached && s->kmod)
 		bts_kmod_ioctl(s->kmod, PTBTS_IOC_DETACH, (unsigned long)kt->ktid);
-	munmap(kt->buf, kt->size);
+	if (kt->buf)
+		munmap(kt->buf, kt->size);
 	free(kt);
 	t->kmod = NULL;
 }

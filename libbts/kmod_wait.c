@@ -5,8 +5,9 @@
  * says are ready (poll on the session fd).  Neither call waits for both,
  * so the loop polls two fds: the session fd and a signalfd for SIGCHLD,
  * which the kernel sends the tracer at every ptrace stop and exit of a
- * tracee.  SIGCHLD is blocked in this thread while the session runs (a
- * signalfd reads only blocked signals); a SIGCHLD that goes to another
+ * tracee.  SIGCHLD is blocked in this thread from the first wait to
+ * bts_session_free() (a signalfd reads only blocked signals, and the
+ * tracee's SIGCHLDs are ours to take); a SIGCHLD that goes to another
  * thread of the process is covered by the poll's timeout, so a report is
  * late at worst, never lost.
  *
@@ -23,13 +24,29 @@
 
 #include "session.h"
 
-#define KMOD_POLL_MS 50
+/*
+ * The timeouts stand in for what the poll cannot see: a SIGCHLD that went
+ * to another thread (a report is then that late at most), and with no
+ * signalfd or while the session fd is left out, every report and record
+ * (the short one).
+ */
+#define KMOD_POLL_MS		1000
+#define KMOD_POLL_SHORT_MS	50
 
+/*
+ * No SIGCHLD comes for a stop when the process ignores it or asked for
+ * none (SA_NOCLDSTOP): then no signalfd, and short timeouts.
+ */
 static void watch_sigchld(struct bts_kmod *k)
 {
+	struct sigaction sa;
 	sigset_t set;
 
-	if (k->masked)
+	if (k->watched)
+		return;
+	k->watched = true;
+	if (sigaction(SIGCHLD, NULL, &sa) || sa.sa_handler == SIG_IGN ||
+	    (sa.sa_flags & SA_NOCLDSTOP))
 		return;
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
@@ -44,8 +61,7 @@ static void read_sigchld(struct bts_kmod *k)
 	struct signalfd_siginfo si[8];
 
 	while (read(k->sfd, si, sizeof(si)) > 0)
-		k->syscalls++;
-	k->syscalls++;
+		;
 }
 
 /* Every BLOCK-mode thread's ready records; whether there were any. */
@@ -80,8 +96,8 @@ static int wait_once(struct bts_session *s, struct bts_kmod *k)
 {
 	bool block = s->mode == PTBTS_MODE_BLOCK;
 	struct pollfd pfd[2];
+	int r, timeout, kfd = -1;
 	nfds_t n = 0;
-	int r, kfd = -1;
 
 	if (k->sfd >= 0)
 		pfd[n++] = (struct pollfd){ .fd = k->sfd, .events = POLLIN };
@@ -89,8 +105,8 @@ static int wait_once(struct bts_session *s, struct bts_kmod *k)
 		kfd = (int)n;
 		pfd[n++] = (struct pollfd){ .fd = k->fd, .events = POLLIN };
 	}
-	r = poll(pfd, n, KMOD_POLL_MS);
-	k->syscalls++;
+	timeout = k->sfd >= 0 && !k->quiet ? KMOD_POLL_MS : KMOD_POLL_SHORT_MS;
+	r = poll(pfd, n, timeout);
 	if (r < 0)
 		return -1;
 	if (k->sfd >= 0 && pfd[0].revents)
@@ -116,7 +132,6 @@ pid_t bts_kmod_wait(struct bts_session *s, int *status)
 	watch_sigchld(k);
 	for (;;) {
 		tid = waitpid(-1, status, __WALL | WNOHANG);
-		k->syscalls++;
 		if (tid > 0) {
 			k->quiet = false;
 			before_report(s, tid, *status);

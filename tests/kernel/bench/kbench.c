@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * kbench: the same workload recorded by btrace with ptrace-step (branch
- * stops, and every instruction single-stepped) and with kmod-step, in the
- * guest.  For each: the traced time against the untraced one, and the
+ * kbench: the same workload recorded by btrace with ptrace-step and with
+ * kmod-step, in the guest.  For each: the traced time against the untraced one, and the
  * syscalls btrace made, per MiB of records.  The syscalls are counted by
  * kbench itself as btrace's tracer (PTRACE_SYSCALL; the workload is
  * btrace's tracee, not ours), in a run of its own, so that the counting
@@ -135,8 +134,10 @@ static double run(char **argv, struct counts *c)
 		int sig = WSTOPSIG(status);
 
 		if (sig == (SIGTRAP | 0x80)) {
-			if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(info), &info) > 0 &&
-			    info.op == PTRACE_SYSCALL_INFO_ENTRY)
+			long r = ptrace(PTRACE_GET_SYSCALL_INFO, pid,
+					sizeof(info), &info);
+
+			if (r > 0 && info.op == PTRACE_SYSCALL_INFO_ENTRY)
 				count(c, (long)info.entry.nr);
 			sig = 0;
 		} else if (sig == SIGTRAP || sig == SIGSTOP) {
@@ -159,12 +160,15 @@ static uint64_t records_recorded(void)
 	while (fgets(line, sizeof(line), f)) {
 		char *p = strstr(line, "recorded ");
 
-		if (p && sscanf(p, "recorded %llu thread%*[s,] %llu records", &th, &n) == 2)
+		if (p && sscanf(p, "recorded %llu thread%*[s,] %llu records",
+				&th, &n) == 2)
 			break;
 	}
 	fclose(f);
 	return n;
 }
+
+static double ptrace_ms, kmod_ms;
 
 static void bench_source(const char *label, const char *source, const char *iters,
 			 double base)
@@ -177,6 +181,10 @@ static void bench_source(const char *label, const char *source, const char *iter
 
 	run(argv, &c);
 	mib = recs * 24.0 / (1 << 20);
+	if (!strcmp(source, "kmod-step"))
+		kmod_ms = ms;
+	else if (!getenv("BTS_STEP_MODE"))
+		ptrace_ms = ms;
 	printf("PTBTS-BENCH %-20s %9.0f ms (%6.1fx untraced), %8llu records, "
 	       "%9llu syscalls = %9.0f per MiB of records "
 	       "(ptrace %llu, wait %llu, ioctl %llu, poll %llu, read/write %llu, "
@@ -190,8 +198,9 @@ static void bench_source(const char *label, const char *source, const char *iter
 
 int main(int argc, char **argv)
 {
-	const char *iters = argc > 1 ? argv[1] : "20000";
+	const char *iters = argc > 1 ? argv[1] : "3000";
 	char *self[] = { SELF, "--work", (char *)iters, NULL };
+	char big[32];
 	double base;
 
 	if (argc == 3 && !strcmp(argv[1], "--work")) {
@@ -203,10 +212,20 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (base <= 0)
 		base = 1;
-	setenv("BTS_STEP_MODE", "single", 1);
-	bench_source("ptrace-step single", "ptrace-step", iters, base);
-	unsetenv("BTS_STEP_MODE");
 	bench_source("ptrace-step", "ptrace-step", iters, base);
 	bench_source("kmod-step", "kmod-step", iters, base);
+	if (kmod_ms > 0)
+		printf("PTBTS-BENCH traced time ptrace-step / kmod-step: %.1f\n",
+		       ptrace_ms / kmod_ms);
+	/*
+	 * kmod-step alone on a workload 30 times larger: past the fixed cost
+	 * of starting btrace, its syscalls per MiB are the wakeups (one per
+	 * threshold, half the 4 MiB buffer) and their ioctls.
+	 */
+	snprintf(big, sizeof(big), "%ld", atol(iters) * 30);
+	self[2] = big;
+	base = run(self, NULL);
+	printf("PTBTS-BENCH workload: %s iterations, %.1f ms untraced\n", big, base);
+	bench_source("kmod-step", "kmod-step", big, base > 0 ? base : 1);
 	return 0;
 }
