@@ -436,13 +436,20 @@ static void kill_all(struct bts_session *s)
 	}
 }
 
+/*
+ * A program being detached keeps its int3s until every thread is
+ * quiescent: a thread that already hit one must find it in the table to
+ * be resolved, or it would be detached with that SIGTRAP and die of it.
+ * bts_detach_all() restores the code once all are stopped.
+ */
 static void stop_session(struct bts_session *s)
 {
-	bts_step_restore(s);
-	if (s->spawned)
+	if (s->spawned) {
+		bts_step_restore(s);
 		kill_all(s);
-	else
+	} else {
 		bts_note_err(s, bts_detach_all(s));
+	}
 }
 
 /* Threads that vanished unseen (ECHILD): their records, but no exit. */
