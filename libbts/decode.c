@@ -57,6 +57,7 @@ int bts_insn_decoder_alloc(const struct bts_trace *t, size_t thread,
 {
 	const struct bts_thread_info *th;
 	struct bts_insn_decoder *d;
+	struct bts_session *live = NULL;
 	size_t max = 0;
 	int ret;
 
@@ -64,11 +65,13 @@ int bts_insn_decoder_alloc(const struct bts_trace *t, size_t thread,
 		return bts_fail(BTS_E_INVAL, "decoder: no thread %zu", thread);
 	if (opts && opts->sz > offsetof(struct bts_decoder_opts, cache_blocks))
 		max = opts->cache_blocks;
+	if (opts && opts->sz > offsetof(struct bts_decoder_opts, live))
+		live = opts->live;
 	th = bts_trace_thread(t, thread);
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return bts_fail(BTS_E_NOMEM, "decoder");
-	ret = bts_code_image_new(t, th->pid, &d->ci);
+	ret = bts_code_image_new(t, th->pid, live, &d->ci);
 	if (ret < 0) {
 		free(d);
 		return ret;

@@ -2,9 +2,10 @@
 /*
  * The parts of the instruction decoder, inside libbts:
  *
- *	decode_code.c	the code bytes of a traced process, offline: the
- *			files its maps name (build-id checked) and the code
- *			copies the trace carries (the vDSO)
+ *	decode_code.c	the code bytes of a traced process: the files its
+ *			maps name (build-id checked) and the code copies
+ *			the trace carries (the vDSO)
+ *	decode_live.c	...or its memory, while it is still there
  *	decode_blocks.c	straight-line blocks: the instructions from an
  *			address up to the first one that must end it,
  *			decoded once and kept by start address
@@ -20,8 +21,9 @@
 
 struct bts_code_image;
 
+/* @live: read the process's memory first (NULL: files and copies only). */
 int bts_code_image_new(const struct bts_trace *t, pid_t pid,
-		       struct bts_code_image **out);
+		       struct bts_session *live, struct bts_code_image **out);
 void bts_code_image_free(struct bts_code_image *ci);
 /*
  * The code at @addr and in *avail how many bytes follow it contiguously,
@@ -29,7 +31,21 @@ void bts_code_image_free(struct bts_code_image *ci);
  */
 const uint8_t *bts_code_image_at(struct bts_code_image *ci, uint64_t addr,
 				 size_t *avail);
+/*
+ * Longer code at @addr than the @have bytes a first answer gave, or NULL
+ * when there is no more (only memory read from a live process grows).
+ */
+const uint8_t *bts_code_image_more(struct bts_code_image *ci, uint64_t addr,
+				   size_t have, size_t *avail);
 const char *bts_code_image_warning(const struct bts_code_image *ci, size_t i);
+
+/* decode_live.c: the memory of a process still there. */
+struct bts_live_code;
+
+struct bts_live_code *bts_live_code_new(struct bts_session *s, pid_t pid);
+void bts_live_code_free(struct bts_live_code *lc);
+const uint8_t *bts_live_code_at(struct bts_live_code *lc, uint64_t addr,
+				size_t want, size_t *avail);
 
 /* ---------------------------------------------------------------- blocks */
 

@@ -168,11 +168,17 @@ static long decode(struct bts_dblock_cache *c, const uint8_t *code,
 static struct bts_dblock *make_block(struct bts_dblock_cache *c, uint64_t start)
 {
 	size_t avail = 0;
-	const uint8_t *code = bts_code_image_at(c->ci, start, &avail);
+	const uint8_t *code = bts_code_image_at(c->ci, start, &avail), *more;
 	struct bts_dblock *b;
 	uint8_t end;
 	long n = decode(c, code, avail, &end);
 
+	/* live memory is read in chunks: a block may run past the first */
+	while (n >= 0 && end == BTS_DBLOCK_NOCODE && code &&
+	       (more = bts_code_image_more(c->ci, start, avail, &avail))) {
+		code = more;
+		n = decode(c, code, avail, &end);
+	}
 	if (n < 0)
 		return NULL;
 	b = malloc(sizeof(*b) + (n + 1) * sizeof(*b->off) + n);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * The code bytes of a traced process, read offline: the process is gone
- * once its trace is written.  Code comes from the files its maps name,
+ * The code bytes of a traced process, read offline: the process is
+ * usually gone once its trace is written (when it is not, decode_live.c
+ * reads its memory first).  Code comes from the files its maps name,
  * mapped read-only once each, and from the copies of code no file holds
  * (the vDSO) that the trace carries.  A file whose build-id differs from
  * the one recorded is not used: decoding the wrong bytes would invent a
@@ -37,6 +38,7 @@ struct bts_code_image {
 	const struct bts_code *copies;
 	size_t ncopies;
 	size_t last;		/* the map of the last hit */
+	struct bts_live_code *live;	/* NULL: offline */
 	char **warnings;
 	size_t nwarnings;
 };
@@ -67,12 +69,16 @@ const char *bts_code_image_warning(const struct bts_code_image *ci, size_t i)
 }
 
 int bts_code_image_new(const struct bts_trace *t, pid_t pid,
-		       struct bts_code_image **out)
+		       struct bts_session *live, struct bts_code_image **out)
 {
 	struct bts_code_image *ci = calloc(1, sizeof(*ci));
 
 	if (!ci)
 		return bts_fail(BTS_E_NOMEM, "code image");
+	if (live && !(ci->live = bts_live_code_new(live, pid))) {
+		free(ci);
+		return bts_fail(BTS_E_NOMEM, "code image");
+	}
 	ci->nmaps = bts_trace_maps(t, pid, &ci->maps);
 	ci->ncopies = bts_trace_code(t, pid, &ci->copies);
 	ci->file_of = calloc(ci->nmaps + 1, sizeof(*ci->file_of));
@@ -104,6 +110,7 @@ void bts_code_image_free(struct bts_code_image *ci)
 	for (size_t i = 0; i < ci->nwarnings; i++)
 		free(ci->warnings[i]);
 	free(ci->warnings);
+	bts_live_code_free(ci->live);
 	free(ci->files);
 	free(ci->file_of);
 	free(ci);
@@ -215,6 +222,9 @@ const uint8_t *bts_code_image_at(struct bts_code_image *ci, uint64_t addr,
 	uint64_t off;
 	long i;
 
+	/* a few instructions at least, or a read per block */
+	if (ci->live && (p = bts_live_code_at(ci->live, addr, 64, avail)))
+		return p;
 	if (ci->ncopies && (p = copy_at(ci, addr, avail)))
 		return p;
 	i = find_map(ci, addr);
@@ -235,4 +245,15 @@ const uint8_t *bts_code_image_at(struct bts_code_image *ci, uint64_t addr,
 	if (*avail > m->end - addr)
 		*avail = m->end - addr;
 	return f->base + off;
+}
+
+const uint8_t *bts_code_image_more(struct bts_code_image *ci, uint64_t addr,
+				   size_t have, size_t *avail)
+{
+	const uint8_t *p;
+
+	if (!ci->live)
+		return NULL;
+	p = bts_live_code_at(ci->live, addr, 2 * have + 16, avail);
+	return p && *avail > have ? p : NULL;
 }

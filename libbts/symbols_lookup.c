@@ -62,7 +62,12 @@ static void lookup_name(struct bts_symbolizer *s, struct sym_slot *slot)
 		slot->name = bts_plt_name(s, elf, slot->addr - bias, &slot->offset);
 }
 
-/* A path relative to the compilation's directory, made whole to be opened. */
+/*
+ * A path relative to the compilation's directory, made whole to be opened.
+ * A relative directory is not joined, as gdb does not: Debian's libc says
+ * comp_dir "./elf" and file "./elf/rtld.c" (or "../sysdeps/..."), and
+ * "./elf/./elf/rtld.c" is neither openable nor what gdb shows.
+ */
 static const char *whole_path(struct bts_symbolizer *s, Dwfl_Line *line,
 			      const char *file)
 {
@@ -70,7 +75,7 @@ static const char *whole_path(struct bts_symbolizer *s, Dwfl_Line *line,
 	const char *path;
 	char *tmp;
 
-	if (!dir || !*dir || asprintf(&tmp, "%s/%s", dir, file) < 0)
+	if (!dir || dir[0] != '/' || asprintf(&tmp, "%s/%s", dir, file) < 0)
 		return file;
 	path = bts_sym_keep(s, tmp, strlen(tmp), NULL);
 	free(tmp);

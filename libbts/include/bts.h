@@ -375,6 +375,15 @@ struct bts_insn_entry {
 struct bts_decoder_opts {
 	size_t sz;
 	size_t cache_blocks;	/* blocks kept decoded; 0: the default (65536) */
+	/*
+	 * A session whose traced process is still there (stopped under it,
+	 * or detached and running on): its code is read from its memory
+	 * through bts_read_code(), planted bytes hidden, before the files
+	 * and the trace's copies are tried.  Code no file holds (a JIT's)
+	 * decodes only this way; code changed since it ran decodes as it is
+	 * now.  NULL: offline only.
+	 */
+	struct bts_session *live;
 };
 
 struct bts_insn_decoder;

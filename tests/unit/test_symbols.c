@@ -4,6 +4,7 @@
  * names, offsets and source lines of its own functions, the cache giving
  * the same answers after it forgot them, and bad arguments.
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -111,6 +112,39 @@ TEST(symbols, own_function_and_line)
 	expect_probe(s, probe, 0);
 	expect_probe(s, probe + 1, 1);
 	expect_probe(s, probe, 0);	/* from the cache */
+	bts_symbolizer_free(s);
+	bts_trace_close(t);
+	free(path);
+}
+
+/*
+ * Debian's libc (libc6-dbg) names its sources relative to a relative
+ * comp_dir ("./elf" with "./elf/dl-debug.c", "./stdlib" with
+ * "../stdlib/labs.c"): shown as gdb 13 shows them (`info line`), never
+ * joined into "./elf/./elf/dl-debug.c".
+ */
+TEST(symbols, relative_compilation_directory_as_gdb_shows_it)
+{
+	static const struct { const char *sym, *file; int line; } want[] = {
+		{ "_dl_debug_state", "./elf/dl-debug.c", 117 },
+		{ "abs", "./stdlib/abs.c", 26 },
+		{ "labs", "../stdlib/labs.c", 27 },
+	};
+	char *path = harness_path(harness_tmpdir(), "self-libc.btr");
+	struct bts_trace *t = self_trace(path);
+	struct bts_symbolizer *s;
+	const char *file;
+	int line;
+
+	ASSERT_EQ(bts_symbolizer_new(t, getpid(), &s), 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		void *addr = dlsym(RTLD_DEFAULT, want[i].sym);
+
+		ASSERT_TRUE(addr != NULL);
+		ASSERT_EQ(bts_symbolize_line(s, (uintptr_t)addr, &file, &line), 0);
+		EXPECT_STREQ(file, want[i].file);
+		EXPECT_EQ(line, want[i].line);
+	}
 	bts_symbolizer_free(s);
 	bts_trace_close(t);
 	free(path);
