@@ -44,17 +44,17 @@ CXXFLAGS += $(SANFLAGS)
 LDFLAGS	+= $(SANFLAGS)
 endif
 
-LIBS	:= -lZydis -ldw -lelf -lpthread
+LIBS	:= -lZydis -ldw -lelf -lzstd -lunwind-ptrace -lunwind-generic -lpthread
 
 # ------------------------------------------------------------------ libbts
-LIB_SRC	:= $(sort $(wildcard libbts/*.c arch/x86/branch/*.c))
+LIB_SRC	:= $(sort $(wildcard libbts/*.c arch/x86/branch/*.c arch/x86/ds/*.c))
 LIB_OBJ	:= $(LIB_SRC:%.c=$(O)/obj/%.o)
 LIB_PIC	:= $(LIB_SRC:%.c=$(O)/pic/%.o)
 LIB_A	:= $(O)/libbts.a
 LIB_SO	:= $(O)/libbts.so.$(LIBBTS_VERSION)
 
 # ------------------------------------------------------------------ btrace
-BT_SRC	:= $(sort $(wildcard btrace/*.c))
+BT_SRC	:= $(sort $(wildcard btrace/*.c btrace/*/*.c))
 BT_OBJ	:= $(BT_SRC:%.c=$(O)/obj/%.o)
 BTRACE	:= $(O)/btrace
 
@@ -93,10 +93,11 @@ $(LIB_SO): $(LIB_PIC)
 # btrace links libbts statically: one binary to copy, and sanitizers see all.
 $(BTRACE): $(BT_OBJ) $(LIB_A)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(BT_OBJ) $(LIB_A) $(LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(BT_OBJ) $(LIB_A) $(LIBS) -ledit
 
 include tests/tests.mk
 include kernel/kernel.mk
+include install.mk
 
 demo: all
 	$(Q)scripts/demo $(O)

@@ -20,6 +20,9 @@ int cmd_record(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_gdbserver(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 /* One line on stderr: "btrace: " fmt "\n". */
 void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -179,8 +179,8 @@ static void print_status(const char *what, int status)
 		       sigabbrev_np(WTERMSIG(status)) ?: "?");
 }
 
-static void print_branch_text(struct bts_symbolizer *sym, uint64_t index,
-			      const struct ptbts_record *rec, int kind)
+void dump_branch_text(struct bts_symbolizer *sym, uint64_t index,
+		      const struct ptbts_record *rec, int kind)
 {
 	if (!rec->from) {
 		printf("%10s# ", "");
@@ -211,9 +211,8 @@ static void json_addr(const char *what, struct bts_symbolizer *sym,
 	printf(",\"%s_off\":%" PRIu64, what, off);
 }
 
-static void print_branch_json(struct bts_symbolizer *sym, pid_t tid,
-			      uint64_t index, const struct ptbts_record *rec,
-			      int kind)
+void dump_branch_json(struct bts_symbolizer *sym, pid_t tid,
+		      uint64_t index, const struct ptbts_record *rec, int kind)
 {
 	printf("{\"tid\":%d,\"n\":%" PRIu64 ",\"kind\":\"%s\"", (int)tid, index,
 	       bts_kind_name(kind));
@@ -239,6 +238,9 @@ static int dump_branches(struct dump_ctx *c, size_t i)
 	if (!c->o->json)
 		printf("thread %d (process %d)\n", (int)th->tid, (int)th->pid);
 	bts_trace_records(c->trace, i, &it);
+	/* --last, --from: straight to the first record shown (issue 5). */
+	if (lo && lo <= hi && bts_rec_seek(&it, lo))
+		index = lo;
 	for (; index <= hi && bts_rec_next(&it, &rec) > 0; index++) {
 		int kind = bts_record_kind(&rec);
 
@@ -247,9 +249,9 @@ static int dump_branches(struct dump_ctx *c, size_t i)
 		if (index < lo)
 			continue;
 		if (c->o->json)
-			print_branch_json(sym, th->tid, index, &rec, kind);
+			dump_branch_json(sym, th->tid, index, &rec, kind);
 		else
-			print_branch_text(sym, index, &rec, kind);
+			dump_branch_text(sym, index, &rec, kind);
 	}
 	snprintf(what, sizeof(what), "thread %d", (int)th->tid);
 	if (th->exited && !c->o->json)

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* btrace info: which branch sources work here, and why the others do not. */
+/*
+ * btrace info: which branch sources work here, why the others do not, and
+ * the state of everything that can refuse tracing (one line each, with
+ * what to do).
+ */
 #include <stdio.h>
 
 #include <bts.h>
@@ -9,14 +13,24 @@
 
 static const struct command_help info_help = {
 	.name = "info",
-	.usage = { "" },
+	.usage = { "[--json]" },
 	.summary = "Says which branch sources work on this machine, and for each one\n"
-		   "that does not, why.",
+		   "that does not, why; then what can refuse tracing here.",
 	.details = "Output: one line per source, fastest first,\n"
 		   "  NAME  available\n"
 		   "  NAME  unavailable: WHY\n"
 		   "then 'auto  -> NAME', the source 'btrace record' picks by default\n"
-		   "('auto  -> none' when no source works).\n"
+		   "('auto  -> none' when no source works), an empty line, and one\n"
+		   "line per check, 'CHECK  ok: STATE' or 'CHECK  WHAT IS REFUSED: WHAT\n"
+		   "TO DO'.  The checks: yama (kernel.yama.ptrace_scope), policy (a\n"
+		   "seccomp or container policy blocking ptrace or perf_event_open),\n"
+		   "paranoid (kernel.perf_event_paranoid), pti (page-table isolation),\n"
+		   "lockdown (kernel lockdown), module (the ptrace_bts module).  A\n"
+		   "command refused for one of these reasons prints the same line.\n"
+		   "\n"
+		   "--json prints one object: {\"sources\": [{\"name\", \"available\",\n"
+		   "\"why\"}...], \"auto\": NAME or null, \"checks\": [{\"name\", \"ok\",\n"
+		   "\"refuses\": [SOURCE...], \"attach_only\", \"line\"}...]}.\n"
 		   "\n"
 		   "Exit status: 0, 1 when the sources could not be probed, 2 for a\n"
 		   "bad command line.\n",
@@ -24,37 +38,127 @@ static const struct command_help info_help = {
 
 #define MAX_SOURCES 16
 
-static int print_sources(void)
+struct info {
+	struct bts_source_info src[MAX_SOURCES];
+	int nsrc;
+	const char *pick;	/* NULL: none */
+	struct bts_refusal checks[BTS_REFUSAL_MAX];
+};
+
+static int gather(struct info *in)
 {
-	struct bts_source_info info[MAX_SOURCES];
-	const char *pick = "none";
-	int n = bts_probe_sources(info, MAX_SOURCES);
+	int i;
 
-	if (n < 0) {
-		error_bts(n, "info: cannot probe the branch sources");
-		return EXIT_FAILED;
+	in->nsrc = bts_probe_sources(in->src, MAX_SOURCES);
+	if (in->nsrc < 0) {
+		error_bts(in->nsrc, "info: cannot probe the branch sources");
+		return -1;
 	}
-	if (n > MAX_SOURCES)
-		n = MAX_SOURCES;
-	for (int i = 0; i < n; i++) {
-		const char *name = bts_source_name(info[i].source);
-
-		if (info[i].available) {
-			printf("%-12s available\n", name);
-			if (!strcmp(pick, "none"))
-				pick = name;
-		} else {
-			printf("%-12s unavailable: %s\n", name, info[i].why);
+	if (in->nsrc > MAX_SOURCES)
+		in->nsrc = MAX_SOURCES;
+	in->pick = NULL;
+	for (i = 0; i < in->nsrc && !in->pick; i++)
+		if (in->src[i].available)
+			in->pick = bts_source_name(in->src[i].source);
+	for (i = 0; i < BTS_REFUSAL_MAX; i++)
+		if (bts_refusal_check(i, &in->checks[i]) < 0) {
+			error_bts(-BTS_E_INTERNAL, "info: check %s", bts_refusal_name(i));
+			return -1;
 		}
-	}
-	printf("%-12s -> %s\n", "auto", pick);
 	return 0;
+}
+
+static void print_text(const struct info *in)
+{
+	int i;
+
+	for (i = 0; i < in->nsrc; i++) {
+		const char *name = bts_source_name(in->src[i].source);
+
+		if (in->src[i].available)
+			printf("%-12s available\n", name);
+		else
+			printf("%-12s unavailable: %s\n", name, in->src[i].why);
+	}
+	printf("%-12s -> %s\n\n", "auto", in->pick ? in->pick : "none");
+	for (i = 0; i < BTS_REFUSAL_MAX; i++)
+		printf("%-12s %s\n", bts_refusal_name(i), in->checks[i].line);
+}
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void json_refuses(uint32_t sources)
+{
+	const char *sep = "";
+
+	putchar('[');
+	for (int s = 0; s < PTBTS_SOURCE_MAX; s++) {
+		if (!(sources & (1u << s)))
+			continue;
+		printf("%s", sep);
+		json_string(bts_source_name(s));
+		sep = ", ";
+	}
+	putchar(']');
+}
+
+static void print_json(const struct info *in)
+{
+	int i;
+
+	printf("{\"sources\": [");
+	for (i = 0; i < in->nsrc; i++) {
+		printf("%s{\"name\": ", i ? ", " : "");
+		json_string(bts_source_name(in->src[i].source));
+		printf(", \"available\": %s, \"why\": ",
+		       in->src[i].available ? "true" : "false");
+		json_string(in->src[i].available ? "" : in->src[i].why);
+		putchar('}');
+	}
+	printf("], \"auto\": ");
+	if (in->pick)
+		json_string(in->pick);
+	else
+		printf("null");
+	printf(", \"checks\": [");
+	for (i = 0; i < BTS_REFUSAL_MAX; i++) {
+		const struct bts_refusal *r = &in->checks[i];
+
+		printf("%s{\"name\": ", i ? ", " : "");
+		json_string(bts_refusal_name(i));
+		printf(", \"ok\": %s, \"refuses\": ", r->sources ? "false" : "true");
+		json_refuses(r->sources);
+		printf(", \"attach_only\": %s, \"line\": ",
+		       r->attach_only ? "true" : "false");
+		json_string(r->line);
+		putchar('}');
+	}
+	printf("]}\n");
 }
 
 int cmd_info(int argc, char **argv)
 {
-	const struct option opts[] = { OPT_END() };
+	bool json = false;
+	const struct option opts[] = {
+		OPT_FLAG(0, "json", &json, "print the same as one JSON object"),
+		OPT_END(),
+	};
 	int first = parse_options(argc, argv, &info_help, opts, 0);
+	static struct info in;
 
 	if (first == PARSE_HELP)
 		return 0;
@@ -64,5 +168,11 @@ int cmd_info(int argc, char **argv)
 		error("info: unexpected argument '%s'", argv[first]);
 		return EXIT_USAGE;
 	}
-	return print_sources();
+	if (gather(&in))
+		return EXIT_FAILED;
+	if (json)
+		print_json(&in);
+	else
+		print_text(&in);
+	return 0;
 }

@@ -13,6 +13,8 @@
 
 #include "btrace.h"
 #include "options.h"
+#include "record-crash.h"
+#include "record-speed.h"
 
 static const struct command_help record_help = {
 	.name = "record",
@@ -33,7 +35,24 @@ static const struct command_help record_help = {
 	"btrace detached from a process given with -p.  Otherwise:\n"
 	"  125  btrace failed (bad option, source not available, I/O error, ...)\n"
 	"  126  the program was found but cannot be run\n"
-	"  127  the program was not found\n",
+	"  127  the program was not found\n"
+	"\n"
+	"Children: fork, vfork, clone and exec are followed (--no-follow: let\n"
+	"children go untraced): each process has its own threads and records in\n"
+	"FILE, an exec starts a new image with its maps, and the summary lists\n"
+	"every process with its exit status or signal.\n"
+	"\n"
+	"Flight recorder (--on-crash): nothing is written while all goes well; a\n"
+	"one-line summary goes to stderr.  Every thread keeps only its newest N\n"
+	"records (--keep N, default 65536) in RING mode: memory is bounded by\n"
+	"24*N bytes per live thread (1.5 MiB at the default).  When a signal is\n"
+	"about to kill a traced process (default disposition that terminates;\n"
+	"handled or ignored signals are no crash), btrace stops its threads and\n"
+	"writes a crash trace: signal and siginfo, registers and unwound stacks\n"
+	"of every thread, maps with build-ids, the records, copies of code with\n"
+	"no file.  One file per crashed process, named from -o PATTERN (%p pid,\n"
+	"%e program name, %% a percent sign; default btrace-crash.%e.%p.btr);\n"
+	"then the signal is delivered and the process dies as it would have.\n",
 };
 
 struct record_opts {
@@ -42,7 +61,27 @@ struct record_opts {
 	int source;
 	int mode;
 	uint64_t buffer;
+	bool no_follow;		/* issue 7 */
+	bool on_crash;
+	uint64_t keep;
+	const char *crash_pattern;
+	int format;		/* issue 5: BTS_FORMAT_* */
+	struct record_speed speed;	/* issue 5: --cpu, --skip, limits */
 };
+
+/* Issue 5: --format compact|raw. */
+static const char *parse_format(const char *arg, void *value)
+{
+	int *format = value;
+
+	if (!strcmp(arg, "compact"))
+		*format = BTS_FORMAT_COMPACT;
+	else if (!strcmp(arg, "raw"))
+		*format = BTS_FORMAT_RAW;
+	else
+		return "expected compact or raw";
+	return NULL;
+}
 
 /* ------------------------------------------------------------- signals */
 
@@ -78,14 +117,24 @@ static void catch_signals(void)
 
 /* --------------------------------------------------------------- record */
 
-/* Checks a named source before anything starts, to say why it cannot work. */
-static int check_source(int source)
+/*
+ * Checks the source before anything starts, to say why it cannot work:
+ * a refusal (Yama, a policy, ...) in the very line `btrace info` prints.
+ * One that refuses attaching only (Yama 1) is left to the attach: the
+ * process may have made btrace its tracer (PR_SET_PTRACER).
+ */
+static int check_source(int source, bool attach)
 {
 	struct bts_source_info info[16];
+	struct bts_refusal r;
 	int n;
 
-	if (source == BTS_SOURCE_AUTO)
-		return 0;
+	if (source == BTS_SOURCE_AUTO) {
+		if (!bts_refusal_for(source, attach, &r))
+			return 0;
+		error("record: %s", r.line);
+		return -1;
+	}
 	n = bts_probe_sources(info, 16);
 	for (int i = 0; i < n && i < 16; i++) {
 		if (info[i].source != source)
@@ -104,19 +153,29 @@ static int start(const struct record_opts *o, char **cmd, struct bts_writer *w,
 		 struct bts_session **s)
 {
 	BTS_OPTS(bts_session_opts, so, .source = o->source, .mode = o->mode,
-		 .buffer_size = o->buffer, .writer = w);
+		 .buffer_size = o->buffer, .writer = w,
+		 .no_follow = o->no_follow, .on_crash = o->on_crash,
+		 .crash_pattern = o->crash_pattern);
+	struct bts_refusal r;
 	int ret;
+
+	record_speed_opts(&o->speed, &so);
 
 	if (o->pid) {
 		ret = bts_session_attach(o->pid, &so, s);
-		if (ret < 0)
+		if (ret == -BTS_E_PERM && bts_refusal_for(o->source, true, &r))
+			error("record: %s", r.line);
+		else if (ret < 0)
 			error_bts(ret, "record: process %d", (int)o->pid);
 		return ret < 0 ? EXIT_RECORD_FAILED : 0;
 	}
 	ret = bts_session_spawn(cmd, &so, s);
 	if (ret >= 0)
 		return 0;
-	error_bts(ret, "%s", cmd[0]);
+	if (ret == -BTS_E_PERM && bts_refusal_for(o->source, false, &r))
+		error("record: %s", r.line);
+	else
+		error_bts(ret, "%s", cmd[0]);
 	if (ret == -BTS_E_NOENT)
 		return EXIT_RECORD_NOENT;
 	if (ret == -BTS_E_NOEXEC)
@@ -141,11 +200,14 @@ static void summary(const struct bts_session_stats *st, const char *path)
 		snprintf(stopped, sizeof(stopped), "; stopped by SIG%s",
 			 sigabbrev_np(stop_signal) ?: "?");
 	error("recorded %" PRIu64 " thread%s, %" PRIu64 " records, %" PRIu64
-	      " lost (%s) to %s%s", st->threads, st->threads == 1 ? "" : "s",
-	      st->records, st->lost, bts_source_name(st->source), path, stopped);
+	      " lost (%s) to %s%s%s", st->threads, st->threads == 1 ? "" : "s",
+	      st->records, st->lost, bts_source_name(st->source), path, stopped,
+	      record_speed_cut(st));
 }
 
 /* Runs the session to its end and completes the file. */
+static uint64_t o_keep;
+
 static int run(struct bts_session *s, struct bts_writer *w, const char *path)
 {
 	struct bts_session_stats st;
@@ -156,13 +218,22 @@ static int run(struct bts_session *s, struct bts_writer *w, const char *path)
 		bts_session_stop(s);
 	ret = bts_session_run(s);
 	running = NULL;
+	record_speed_disarm();
 	bts_session_stats(s, &st);
-	bts_session_free(s);
 	if (ret < 0) {
+		bts_session_free(s);
 		error_bts(ret, "record");
 		bts_writer_abort(w);
 		return EXIT_RECORD_FAILED;
 	}
+	if (!w) {
+		/* --on-crash: crash traces only, written as they happened. */
+		ret = record_crash_summary(s, &st, o_keep);
+		bts_session_free(s);
+		return ret ? EXIT_RECORD_FAILED : program_status(&st);
+	}
+	record_print_processes(s);
+	bts_session_free(s);
 	ret = bts_writer_close(w);
 	if (ret < 0) {
 		error_bts(ret, "%s", path);
@@ -178,9 +249,15 @@ static int record(const struct record_opts *o, char **cmd)
 	struct bts_writer *w;
 	int ret;
 
-	if (check_source(o->source))
+	if (check_source(o->source, o->pid != 0))
 		return EXIT_RECORD_FAILED;
-	ret = bts_writer_open(o->output, &w);
+	w = NULL;
+	ret = o->on_crash ? 0 : bts_writer_open(o->output, &w);
+	if (!ret && w) {
+		ret = bts_writer_format(w, o->format);
+		if (ret < 0)
+			bts_writer_abort(w);
+	}
 	if (ret < 0) {
 		error_bts(ret, "%s", o->output);
 		return EXIT_RECORD_FAILED;
@@ -191,16 +268,20 @@ static int record(const struct record_opts *o, char **cmd)
 		bts_writer_abort(w);
 		return ret;
 	}
+	record_speed_arm(&o->speed, s);
 	return run(s, w, o->output);
 }
 
 int cmd_record(int argc, char **argv)
 {
+	static const char *const default_output = "btrace.btr";
 	struct record_opts o = {
-		.output = "btrace.btr",
+		.output = default_output,
 		.source = BTS_SOURCE_AUTO,
 		.mode = PTBTS_MODE_BLOCK,
 		.buffer = 4 << 20,
+		.keep = RECORD_KEEP_DEFAULT,
+		.format = BTS_FORMAT_COMPACT,
 	};
 	const struct option opts[] = {
 		OPT_OUTPUT(&o.output),
@@ -208,6 +289,17 @@ int cmd_record(int argc, char **argv)
 		OPT_SOURCE(&o.source),
 		OPT_MODE(&o.mode),
 		OPT_BUFFER(&o.buffer),
+		OPT_FLAG(0, "no-follow", &o.no_follow,
+			 "trace CMD's own process only, not its children"),
+		OPT_FLAG(0, "on-crash", &o.on_crash,
+			 "flight recorder: write a crash trace per crashed process only"),
+		OPT_CALLBACK(0, "keep", "N", &o.keep,
+			     "--on-crash: newest N records per thread (default 65536; 24*N bytes)",
+			     parse_keep),
+		OPT_CALLBACK(0, "format", "FORMAT", &o.format,
+			     "records in FILE: compact (default, a few bytes a branch) or raw (24 bytes)",
+			     parse_format),
+		OPT_RECORD_SPEED(&o.speed),
 		OPT_END(),
 	};
 	int first = parse_options(argc, argv, &record_help, opts,
@@ -228,6 +320,17 @@ int cmd_record(int argc, char **argv)
 	if (!*o.output) {
 		error("record: --output: empty file name");
 		return EXIT_RECORD_FAILED;
+	}
+	if (!o.on_crash && o.keep != RECORD_KEEP_DEFAULT) {
+		error("record: --keep works with --on-crash only (see --mode ring --buffer)");
+		return EXIT_RECORD_FAILED;
+	}
+	if (o.on_crash) {
+		/* -o is the pattern of the crash traces' names. */
+		o.crash_pattern = o.output == default_output ? NULL : o.output;
+		o.mode = PTBTS_MODE_RING;
+		o.buffer = o.keep * sizeof(struct ptbts_record);
+		o_keep = o.keep;
 	}
 	return record(&o, argv + first);
 }

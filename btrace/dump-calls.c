@@ -17,7 +17,7 @@ static const char *const entry_names[] = {
 	[BTS_SEG_SIGRETURN] = "sigreturn", [BTS_SEG_GAP] = "gap",
 };
 
-static void print_text(const struct dump_opts *o, const struct bts_segment *s)
+void dump_call_text(const struct dump_opts *o, const struct bts_segment *s)
 {
 	char gap[128];
 
@@ -40,7 +40,7 @@ static void print_text(const struct dump_opts *o, const struct bts_segment *s)
 	putchar('\n');
 }
 
-static void print_json(pid_t tid, const struct bts_segment *s)
+void dump_call_json(pid_t tid, const struct bts_segment *s)
 {
 	char gap[128];
 
@@ -93,9 +93,9 @@ int dump_calls(struct dump_ctx *c, size_t thread)
 			const struct bts_segment *s = bts_call_history_segment(h, n - 1);
 
 			if (c->o->json)
-				print_json(th->tid, s);
+				dump_call_json(th->tid, s);
 			else
-				print_text(c->o, s);
+				dump_call_text(c->o, s);
 		}
 	}
 	bts_call_history_free(h);

@@ -25,6 +25,7 @@ struct insn_view {
 	ZydisFormatter fmt;
 	const char *file;	/* of the last source line shown */
 	int line;
+	bool mark;		/* the current instruction: "=> " as gdb marks it */
 };
 
 /* AT&T text with the mnemonic padded as GNU objdump pads it. */
@@ -98,7 +99,8 @@ static void print_text(struct insn_view *v, const struct bts_insn_entry *e)
 	if (v->c->o->source)
 		print_source(v, e->ip);
 	disassemble(v, e, dis, sizeof(dis));
-	printf("%" PRIu64 "\t   0x%016" PRIx64, e->index, e->ip);
+	printf("%" PRIu64 "\t%s0x%016" PRIx64, e->index, v->mark ? "=> " : "   ",
+	       e->ip);
 	if (v->sym && bts_symbolize(v->sym, e->ip, &name, &off) == 0)
 		printf(" <%s+%" PRIu64 ">", name, off);
 	if (v->c->o->raw_bytes) {
@@ -171,6 +173,44 @@ static void print_json(struct insn_view *v, const struct bts_insn_entry *e)
 	puts("}");
 }
 
+static void view_init(struct insn_view *v)
+{
+	ZydisDecoderInit(&v->dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	ZydisFormatterInit(&v->fmt, ZYDIS_FORMATTER_STYLE_ATT);
+	/* Closer to GNU's text: lower-case hex, no zero padding. */
+	ZydisFormatterSetProperty(&v->fmt, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, 0);
+	ZydisFormatterSetProperty(&v->fmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE,
+				  ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&v->fmt, ZYDIS_FORMATTER_PROP_DISP_PADDING,
+				  ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&v->fmt, ZYDIS_FORMATTER_PROP_IMM_PADDING,
+				  ZYDIS_PADDING_DISABLED);
+}
+
+/* Issue 9: an i386 program's code is disassembled as 32-bit code. */
+static void view_bits(struct insn_view *v, pid_t pid)
+{
+	if (v->c->trace && bts_trace_process_bits(v->c->trace, pid) == 32)
+		ZydisDecoderInit(&v->dec, ZYDIS_MACHINE_MODE_LEGACY_32,
+				 ZYDIS_STACK_WIDTH_32);
+}
+
+/* One entry on its own (btrace replay, report): the view of c->o. */
+void dump_insn_line(struct dump_ctx *c, pid_t tid, struct bts_symbolizer *sym,
+		    const struct bts_insn_entry *e, bool current)
+{
+	struct insn_view v = { .c = c, .sym = sym, .tid = tid, .mark = current };
+	long ti = c->trace ? bts_trace_thread_index(c->trace, tid) : -1;
+
+	view_init(&v);
+	if (ti >= 0)
+		view_bits(&v, bts_trace_thread(c->trace, (size_t)ti)->pid);
+	if (c->o->json)
+		print_json(&v, e);
+	else
+		print_text(&v, e);
+}
+
 /* Entries in the history: a first pass, for --last. */
 static int count_entries(struct dump_ctx *c, size_t thread, uint64_t *n)
 {
@@ -216,16 +256,8 @@ int dump_insns(struct dump_ctx *c, size_t thread)
 	int ret = 0;
 
 	v.sym = dump_symbolizer(c, th->pid);
-	ZydisDecoderInit(&v.dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-	ZydisFormatterInit(&v.fmt, ZYDIS_FORMATTER_STYLE_ATT);
-	/* Closer to GNU's text: lower-case hex, no zero padding. */
-	ZydisFormatterSetProperty(&v.fmt, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, 0);
-	ZydisFormatterSetProperty(&v.fmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE,
-				  ZYDIS_PADDING_DISABLED);
-	ZydisFormatterSetProperty(&v.fmt, ZYDIS_FORMATTER_PROP_DISP_PADDING,
-				  ZYDIS_PADDING_DISABLED);
-	ZydisFormatterSetProperty(&v.fmt, ZYDIS_FORMATTER_PROP_IMM_PADDING,
-				  ZYDIS_PADDING_DISABLED);
+	view_init(&v);
+	view_bits(&v, th->pid);
 	if (c->o->last)
 		ret = count_entries(c, thread, &total);
 	if (!c->o->json)

@@ -63,6 +63,22 @@ void json_str(const char *s);
 int dump_insns(struct dump_ctx *c, size_t thread);
 int dump_calls(struct dump_ctx *c, size_t thread);
 
+/*
+ * Single lines of the views, for the commands that show parts of a trace
+ * (replay, report): an instruction as --insns prints it (with c->o's
+ * source, raw_bytes and json; @current marks it "=> " as gdb marks the
+ * replay position), a function segment as --calls does, a record as
+ * --branches does.
+ */
+void dump_insn_line(struct dump_ctx *c, pid_t tid, struct bts_symbolizer *sym,
+		    const struct bts_insn_entry *e, bool current);
+void dump_call_text(const struct dump_opts *o, const struct bts_segment *s);
+void dump_call_json(pid_t tid, const struct bts_segment *s);
+void dump_branch_text(struct bts_symbolizer *sym, uint64_t index,
+		      const struct ptbts_record *rec, int kind);
+void dump_branch_json(struct bts_symbolizer *sym, pid_t tid, uint64_t index,
+		      const struct ptbts_record *rec, int kind);
+
 /* Where the source lines come from for --source. */
 const char *source_line(const char *file, int line);
 void source_cache_free(void);

@@ -21,6 +21,9 @@ static const struct command commands[] = {
 	{ "dump",   cmd_dump,   "print the branches, instructions or calls of a trace file" },
 	{ "info",   cmd_info,   "say which branch sources work on this machine" },
 	{ "stats",  cmd_stats,  "count the records, instructions and calls of a trace file" },
+	{ "gdbserver", cmd_gdbserver, "let gdb debug a program, with reverse stepping from its branches" },
+	{ "report", cmd_report, "say what killed a traced program, where, and how it got there" },
+	{ "replay", cmd_replay, "step back and forth through a trace file at a gdb-like prompt" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -39,8 +42,8 @@ static void usage(void)
 	       "Records the branches a program takes, and reads them back.\n\n"
 	       "Commands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		printf("  %-8s %s\n", commands[i].name, commands[i].summary);
-	printf("  %-8s %s\n", "help", "show the help of a command");
+		printf("  %-10s %s\n", commands[i].name, commands[i].summary);
+	printf("  %-10s %s\n", "help", "show the help of a command");
 	printf("\n'btrace help COMMAND' or 'btrace COMMAND --help' tells more.\n");
 }
 
@@ -53,8 +56,49 @@ static int version(void)
 	return 0;
 }
 
+/* Edit distance, capped: enough to catch a typo, as git's "did you mean". */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[16], i, j;
+
+	if (la >= 16 || lb >= 16)
+		return 16;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t diag = row[0], up;
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			up = row[j];
+			row[j] = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < row[j])
+				row[j] = up + 1;
+			if (row[j - 1] + 1 < row[j])
+				row[j] = row[j - 1] + 1;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
 static int unknown(const char *name)
 {
+	const char *best = NULL;
+	size_t d, best_d = 3;	/* at most two edits away */
+
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		d = distance(name, commands[i].name);
+		if (d < best_d) {
+			best_d = d;
+			best = commands[i].name;
+		}
+	}
+	if (best) {
+		error("'%s' is not a btrace command; did you mean '%s'? "
+		      "(see 'btrace --help')", name, best);
+		return EXIT_USAGE;
+	}
 	error("'%s' is not a btrace command (see 'btrace --help')", name);
 	return EXIT_USAGE;
 }
@@ -65,7 +109,8 @@ static int help(int argc, char **argv)
 	const struct command *c;
 	char *args[3];
 
-	if (argc < 2) {
+	/* "help" alone, or "help help" as git takes it: the command list. */
+	if (argc < 2 || !strcmp(argv[1], "help")) {
 		usage();
 		return 0;
 	}

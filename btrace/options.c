@@ -244,17 +244,8 @@ const char *parse_pid(const char *arg, void *value)
 
 const char *parse_source(const char *arg, void *value)
 {
-	int source;
-
-	/* bts_source_parse() returns -1 both for "auto" and for an error. */
-	if (!strcmp(arg, "auto")) {
-		*(int *)value = BTS_SOURCE_AUTO;
-		return NULL;
-	}
-	source = bts_source_parse(arg);
-	if (source < 0)
+	if (bts_source_parse(arg, value) < 0)
 		return "unknown source (see 'btrace info')";
-	*(int *)value = source;
 	return NULL;
 }
 

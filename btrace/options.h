@@ -41,7 +41,8 @@ struct option {
 				     "record the running process PID instead of CMD", \
 				     parse_pid)
 #define OPT_SOURCE(v)	OPT_CALLBACK(0, "source", "NAME", (v), \
-				     "auto (default), kmod-step or ptrace-step; see 'btrace info'", \
+				     "auto (default), kmod-bts, kmod-pebs, kmod-step, perf-bts or " \
+				     "ptrace-step; see 'btrace info'", \
 				     parse_source)
 #define OPT_MODE(v)	OPT_CALLBACK(0, "mode", "MODE", (v), \
 				     "block (default: lose nothing) or ring (keep the newest)", \

@@ -31,7 +31,8 @@ KMOD_SRC   := $(sort $(wildcard kernel/ptrace_bts/*.c kernel/ptrace_bts/*.h)) \
 KMOD       := $(KMOD_DIR)/ptrace_bts.ko
 KBUILD_ARGS = -C $(KDIR) M=$(abspath $(KMOD_DIR)) O= \
 	      PTBTS_UAPI=$(abspath include/uapi) \
-	      PTBTS_BRANCH=$(abspath arch/x86/branch) PTBTS_WERROR=y W=1 \
+	      PTBTS_BRANCH=$(abspath arch/x86/branch) \
+	      PTBTS_DS=$(abspath arch/x86/ds) PTBTS_WERROR=y W=1 \
 	      $(if $(V:0=),V=1)
 
 # Images are large and change only with the headers: kept across builds.

@@ -52,7 +52,8 @@ ssize_t bts_read_code(struct bts_session *s, pid_t pid, uint64_t addr,
 	if (n < 0)
 		return bts_fail_errno(BTS_E_IO, "reading code of %d at 0x%llx",
 				      (int)pid, (unsigned long long)addr);
-	if (s)
+	/* A child's memory (session_fork.c) holds none of them. */
+	if (s && !bts_tid_nobp(s, pid))
 		bts_bp_unplant(&s->bps, addr, buf, (size_t)n);
 	return n;
 }

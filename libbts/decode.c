@@ -81,6 +81,8 @@ int bts_insn_decoder_alloc(const struct bts_trace *t, size_t thread,
 		bts_insn_decoder_free(d);
 		return bts_fail(BTS_E_NOMEM, "decoder: block cache");
 	}
+	if (bts_trace_process_bits(t, th->pid) == 32)	/* issue 9 */
+		bts_dblock_cache_set_32bit(d->cache);
 	bts_trace_records(t, thread, &d->it);
 	d->next_flags = BTS_IF_RESYNC;
 	*out = d;

@@ -78,6 +78,8 @@ struct bts_dblock_cache;
 struct bts_dblock_cache *bts_dblock_cache_new(struct bts_code_image *ci,
 					    size_t max_blocks);
 void bts_dblock_cache_free(struct bts_dblock_cache *c);
+/* Decode as 32-bit code from now on (call before the first block). */
+void bts_dblock_cache_set_32bit(struct bts_dblock_cache *c);
 /*
  * The block at @start, decoded on first use; NULL only when out of memory.
  * It stays valid until the next call (a full cache is emptied).

@@ -132,22 +132,54 @@ int bts_insn_cache_fill(struct bts_insn_cache *c, uint64_t addr,
  * at @site.  A block whose transfer cannot be emulated (far, xbegin, a
  * 16-bit operand), or that runs into code that cannot be read or decoded,
  * has @site 0: it is single-stepped.  Syscalls do not end a block.
+ *
+ * Direct jumps and calls do not end it either: their targets are in the
+ * code, so the thread runs through them at full speed and the block goes
+ * on at the target, up to BTS_BLOCK_HOPS of them.  Each is a @hops entry,
+ * recorded when the thread is next seen past it.  The pieces (segments)
+ * never overlap, so a pc names the one it is in, and with it the hops
+ * already run: segment 0 is [@start, hops[0].end), segment i is
+ * [hops[i-1].to, hops[i].end), the last one ends at @end.
  */
+#define BTS_BLOCK_HOPS 8
+
+struct bts_hop {
+	uint64_t from;		/* the direct jmp or call */
+	uint64_t end;		/* the address after it */
+	uint64_t to;		/* its target */
+};
+
 struct bts_block {
 	uint64_t start;
 	uint64_t end;		/* after the transfer at @site */
 	uint64_t site;
 	uint64_t last_sys;	/* the last syscall or int instruction; 0: none */
-	uint64_t hash;		/* of the original bytes [start, end) */
+	uint64_t hash;		/* of the original bytes of every segment */
 	struct bts_branch br;	/* the transfer at @site */
+	uint8_t sys_seg;	/* the segment of @last_sys */
+	uint8_t nhops;
+	struct bts_hop hops[BTS_BLOCK_HOPS];
 };
+
+/* The segment of @b that holds @pc, or -1. */
+int bts_block_segment(const struct bts_block *b, uint64_t pc);
+/* The start of segment @i of @b, and its end. */
+uint64_t bts_block_seg_start(const struct bts_block *b, int i);
+uint64_t bts_block_seg_end(const struct bts_block *b, int i);
+/* Whether a syscall (or int) of @b lies ahead of @pc, a pc in @b. */
+bool bts_block_sys_ahead(const struct bts_block *b, uint64_t pc);
 
 /* Reads original code bytes; what bts_read_code() returns. */
 typedef ssize_t (*bts_code_reader)(void *arg, uint64_t addr, void *buf,
 				   size_t len);
 
-/* Decodes the block at @start.  Never fails: at worst @site is 0. */
+/*
+ * Decodes the block at @start.  Never fails: at worst @site is 0.
+ * @follow (NULL: always) says whether the block may go on at the target
+ * of a direct jump or call.
+ */
 void bts_block_decode(bts_code_reader rd, void *arg, uint64_t start,
+		      bool (*follow)(void *arg, uint64_t to),
 		      struct bts_block *out);
 /* The hash bts_block_decode() keeps of a block's bytes. */
 uint64_t bts_code_hash(uint64_t h, const uint8_t *p, size_t n);

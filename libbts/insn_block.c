@@ -29,11 +29,12 @@ static bool ends_block(int kind)
 	       kind != BTS_INSN_INT;
 }
 
-void bts_block_decode(bts_code_reader rd, void *arg, uint64_t start,
-		      struct bts_block *out)
+/* One segment: from @start to the first transfer; @h hashes on from there. */
+static void decode_segment(bts_code_reader rd, void *arg, uint64_t start,
+			   uint64_t h, struct bts_block *out)
 {
 	uint8_t buf[READ_CHUNK];
-	uint64_t pc = start, h = BTS_HASH_INIT;
+	uint64_t pc = start;
 	size_t off = 0, n = 0;
 	struct bts_branch br;
 	ssize_t got;
@@ -69,6 +70,82 @@ void bts_block_decode(bts_code_reader rd, void *arg, uint64_t start,
 			out->last_sys = pc;
 		off += br.len;
 		pc += br.len;
+	}
+}
+
+uint64_t bts_block_seg_start(const struct bts_block *b, int i)
+{
+	return i == 0 ? b->start : b->hops[i - 1].to;
+}
+
+uint64_t bts_block_seg_end(const struct bts_block *b, int i)
+{
+	return i == b->nhops ? b->end : b->hops[i].end;
+}
+
+int bts_block_segment(const struct bts_block *b, uint64_t pc)
+{
+	int i;
+
+	for (i = 0; i <= b->nhops; i++)
+		if (pc >= bts_block_seg_start(b, i) && pc < bts_block_seg_end(b, i))
+			return i;
+	return -1;
+}
+
+bool bts_block_sys_ahead(const struct bts_block *b, uint64_t pc)
+{
+	int i = bts_block_segment(b, pc);
+
+	if (!b->last_sys || i < 0)
+		return false;
+	return b->sys_seg > i || (b->sys_seg == i && b->last_sys >= pc);
+}
+
+static bool overlaps(const struct bts_block *b, uint64_t lo, uint64_t hi)
+{
+	int i;
+
+	for (i = 0; i <= b->nhops; i++)
+		if (lo < bts_block_seg_end(b, i) && bts_block_seg_start(b, i) < hi)
+			return true;
+	return false;
+}
+
+static bool direct(const struct bts_branch *br)
+{
+	return br->kind == BTS_INSN_JUMP || br->kind == BTS_INSN_CALL;
+}
+
+/*
+ * The thread runs through a direct jump or call by itself: the block goes
+ * on at its target, as long as the code there makes a block of its own
+ * that ends in a branch the tracer can carry out, and does not overlap
+ * the segments so far (a pc must name one segment).  Otherwise the direct
+ * transfer stays the site, carried out at a stop as before.
+ */
+void bts_block_decode(bts_code_reader rd, void *arg, uint64_t start,
+		      bool (*follow)(void *arg, uint64_t to),
+		      struct bts_block *out)
+{
+	struct bts_block next;
+
+	decode_segment(rd, arg, start, BTS_HASH_INIT, out);
+	while (out->site && direct(&out->br) && out->nhops < BTS_BLOCK_HOPS &&
+	       (!follow || follow(arg, out->br.target))) {
+		decode_segment(rd, arg, out->br.target, out->hash, &next);
+		if (!next.site || overlaps(out, next.start, next.end))
+			return;
+		out->hops[out->nhops++] = (struct bts_hop){
+			out->site, out->end, out->br.target };
+		if (next.last_sys) {
+			out->last_sys = next.last_sys;
+			out->sys_seg = out->nhops;
+		}
+		out->site = next.site;
+		out->end = next.end;
+		out->hash = next.hash;
+		out->br = next.br;
 	}
 }
 

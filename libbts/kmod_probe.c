@@ -17,12 +17,15 @@
 static const char *const unavail_why[] = {
 	[PTBTS_UNAVAIL_NOT_BUILT]	= "the module was built without it",
 	[PTBTS_UNAVAIL_NOT_INTEL]	= "the CPU is not Intel's",
-	[PTBTS_UNAVAIL_NO_DS]		= "the CPU has no debug store (CPUID.1:EDX.DS)",
+	[PTBTS_UNAVAIL_NO_DS]		= "the CPU has no 64-bit debug store (CPUID.1 DS, DTES64)",
 	[PTBTS_UNAVAIL_BTS_OFF]		= "BTS is unavailable (IA32_MISC_ENABLE)",
 	[PTBTS_UNAVAIL_PEBS_OFF]	= "PEBS is unavailable (IA32_MISC_ENABLE)",
 	[PTBTS_UNAVAIL_PTI]		= "page-table isolation is active",
 	[PTBTS_UNAVAIL_PEBS_FMT]	= "the PEBS record format is not supported",
 	[PTBTS_UNAVAIL_NOT_KERNEL]	= "not a source of the module",
+	[PTBTS_UNAVAIL_ERRATUM]		= "this CPU model's BTS records may be wrong (erratum AAJ122)",
+	[PTBTS_UNAVAIL_NO_CAP]		= "needs CAP_PERFMON or CAP_SYS_ADMIN (raw records can carry kernel addresses)",
+	[PTBTS_UNAVAIL_PERF_BUSY]	= "perf is using BTS or the PMU on a CPU",
 };
 
 /* The caps, or false with @why filled. */

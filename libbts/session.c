@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "abi32.h"
 #include "session.h"
 
 void bts_note_err(struct bts_session *s, int err)
@@ -55,11 +56,11 @@ static int take_opts(const struct bts_session_opts *opts,
 }
 
 /*
- * kmod-step when asked for, or for auto when the module offers it; else
- * ptrace-step, whose working shows when the tracee is seized: no probe (a
- * fork) for it here.
+ * kmod-step when asked for, or for auto when the module offers it; then
+ * perf-bts likewise (RING mode only); else ptrace-step, whose working shows
+ * when the tracee is seized: no probe (a fork) for it here.
  */
-static int pick_source(int want)
+static int pick_source(int want, int mode)
 {
 	struct bts_source_info info[8];
 	int i, n;
@@ -70,6 +71,9 @@ static int pick_source(int want)
 		if (n)
 			return n;
 	}
+	n = bts_perf_pick(want, mode);
+	if (n)
+		return n;
 	if (want == 0 || want == BTS_SOURCE_AUTO ||
 	    want == PTBTS_SOURCE_PTRACE_STEP)
 		return PTBTS_SOURCE_PTRACE_STEP;
@@ -112,7 +116,7 @@ int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
 	if (o.buffer_size > (1ULL << 40))
 		return bts_fail(BTS_E_INVAL, "a buffer of %llu bytes is too large",
 				(unsigned long long)o.buffer_size);
-	source = pick_source(o.source);
+	source = pick_source(o.source, o.mode);
 	if (source < 0)
 		return source;
 	s = calloc(1, sizeof(*s));
@@ -133,12 +137,29 @@ int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
 	s->mode = o.mode;
 	s->buffer_size = o.buffer_size ? o.buffer_size : BTS_DEFAULT_BUFFER;
 	s->w = o.writer;
+	/* Only ptrace-step follows children yet; other sources let them go. */
+	s->follow = !o.no_follow && source == PTBTS_SOURCE_PTRACE_STEP;
+	s->on_crash = o.on_crash;
+	if (o.crash_pattern && !(s->crash_pattern = strdup(o.crash_pattern))) {
+		bts_session_free(s);
+		return bts_fail(BTS_E_NOMEM, "crash pattern");
+	}
 	if (source == PTBTS_SOURCE_KMOD_STEP) {
 		err = bts_kmod_open(s);
 		if (err) {
 			bts_session_free(s);
 			return err;
 		}
+	}
+	/* Issue 5: placement and bounds (placement.c, limits.c). */
+	err = bts_limits_init(s, o.max_size, o.duration_ms);
+	if (!err)
+		err = bts_place_init(s, o.cpu_placement, o.cpu);
+	if (!err && source != PTBTS_SOURCE_KMOD_STEP)
+		err = bts_skip_init(s, o.skip);
+	if (err) {
+		bts_session_free(s);
+		return err;
 	}
 	*out = s;
 	return 0;
@@ -181,8 +202,10 @@ static char *proc_exe(pid_t pid)
 int bts_session_write_start(struct bts_session *s)
 {
 	char *exe;
-	int err = 0;
+	int err = bts_procs_start(s);
 
+	if (err)
+		return err;
 	if (s->w) {
 		err = bts_writer_session(s->w, s->source, s->mode, s->buffer_size);
 		exe = proc_exe(s->pid);
@@ -190,6 +213,8 @@ int bts_session_write_start(struct bts_session *s)
 			err = bts_fail(BTS_E_NOMEM, "exe path");
 		if (!err)
 			err = bts_writer_process(s->w, s->pid, bts_proc_ppid(s->pid), exe);
+		if (!err && s->cur && s->cur->abi32)	/* issue 9 */
+			err = bts_writer_abi(s->w, s->pid, 32);
 		free(exe);
 		if (err)
 			return err;
@@ -202,7 +227,8 @@ int bts_resume(struct bts_session *s, struct bts_thread *t, int sig)
 {
 	long r;
 
-	(void)s;
+	if (s->ctl && bts_control_hold(s, t, sig))
+		return 0;	/* a debugger keeps it stopped */
 	r = ptrace(t->stepping ? t->resume_op : PTRACE_CONT, t->tid, 0,
 		   (void *)(long)sig);
 	/* ESRCH: killed meanwhile; its exit is on the way. */
@@ -220,7 +246,9 @@ void bts_reap(struct bts_session *s, struct bts_thread *t, int status)
 	}
 	bts_thread_flush(s, t);
 	if (s->w)
-		bts_note_err(s, bts_writer_exit(s->w, s->pid, t->tid, status));
+		bts_note_err(s, bts_writer_exit(s->w, bts_thread_pid(s, t), t->tid,
+						status));
+	bts_procs_reaped(s, t, status);
 	if (t->tid == s->pid) {
 		s->exited = true;
 		s->status = status;
@@ -261,6 +289,8 @@ static void on_event_stop(struct bts_session *s, struct bts_thread *t, int sig)
 	}
 	if (!t->started && s->kmod)
 		bts_kmod_start(s, t);
+	else if (!t->started && s->source == PTBTS_SOURCE_PERF_BTS)
+		bts_perf_start(s, t);
 	else if (!t->started)
 		bts_step_start(s, t);
 	bts_resume(s, t, 0);
@@ -274,7 +304,9 @@ static void on_clone(struct bts_session *s, struct bts_thread *t)
 	bool early;
 
 	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg) == 0 &&
-	    !bts_thread_find(s, (pid_t)msg)) {
+	    bts_fork_clone_event(s, t, (pid_t)msg)) {
+		/* A clone that is a process: a child, as a fork's. */
+	} else if (msg && !bts_thread_find(s, (pid_t)msg)) {
 		/* A clone that is no thread, its first stop already seen. */
 		early = bts_fork_forget(s, (pid_t)msg);
 		nt = NULL;
@@ -282,6 +314,8 @@ static void on_clone(struct bts_session *s, struct bts_thread *t)
 		if (early && nt) {
 			if (s->kmod)
 				bts_kmod_start(s, nt);
+			else if (s->source == PTBTS_SOURCE_PERF_BTS)
+				bts_perf_start(s, nt);
 			else
 				bts_step_start(s, nt);
 			bts_resume(s, nt, 0);
@@ -306,7 +340,7 @@ static struct bts_thread *exec_takeover(struct bts_session *s,
 	bts_thread_flush(s, leader);
 	bts_thread_remove(s, leader);
 	bts_thread_flush(s, t);
-	t->tid = s->pid;
+	t->tid = bts_thread_pid(s, t);
 	return t;
 }
 
@@ -338,11 +372,14 @@ static void on_stop(struct bts_session *s, struct bts_thread *t, int status)
 		t = exec_takeover(s, t);
 		if (s->kmod)
 			bts_kmod_exec(s, t);
-		else
+		else if (s->source == PTBTS_SOURCE_PERF_BTS)
+			bts_perf_exec(s, t);
+		else if (!bts_fork_exec(s, t))
 			bts_step_exec(s, t);
 		bts_resume(s, t, 0);
 		return;
 	case PTRACE_EVENT_EXIT:
+		bts_fast_sync(s, t);	/* the direct jumps it ran, first */
 		t->exiting = true;
 		t->stepping = false;
 		bts_resume(s, t, 0);
@@ -365,8 +402,10 @@ static void on_stop(struct bts_session *s, struct bts_thread *t, int status)
 		bts_resume(s, t, sig);
 		return;
 	}
-	if (s->kmod) {
-		/* The module steps it: every signal is the program's. */
+	if (s->kmod || s->source == PTBTS_SOURCE_PERF_BTS) {
+		/* The module (or the CPU) records: every signal is the program's. */
+		if (s->on_crash)
+			bts_crash_check(s, t, sig, &si);
 		bts_resume(s, t, sig);
 		return;
 	}
@@ -375,7 +414,10 @@ static void on_stop(struct bts_session *s, struct bts_thread *t, int status)
 		bts_resume(s, t, 0);
 		return;
 	}
-	bts_resume(s, t, bts_step_signal(s, t, sig, &si));
+	sig = bts_step_signal(s, t, sig, &si);
+	if (sig && s->on_crash)
+		bts_crash_check(s, t, sig, &si);
+	bts_resume(s, t, sig);
 }
 
 static void on_report(struct bts_session *s, pid_t tid, int status)
@@ -389,7 +431,9 @@ static void on_report(struct bts_session *s, pid_t tid, int status)
 	}
 	if (!WIFSTOPPED(status))
 		return;
-	if (!t) {
+	if (t) {
+		bts_proc_enter(s, t->proc);
+	} else {
 		if (bts_fork_child_stop(s, tid))
 			return;
 		/* A new thread whose first stop beat its creator's clone event. */
@@ -399,6 +443,11 @@ static void on_report(struct bts_session *s, pid_t tid, int status)
 		}
 	}
 	on_stop(s, t, status);
+}
+
+void bts_session_report(struct bts_session *s, pid_t tid, int status)
+{
+	on_report(s, tid, status);
 }
 
 /* Every thread that is stopped and not yet resumed starts running. */
@@ -418,6 +467,7 @@ static void kill_all(struct bts_session *s)
 	pid_t tid;
 
 	kill(s->pid, SIGKILL);
+	bts_procs_kill(s);
 	bts_fork_kill_shadows(s);
 	while (s->nthreads) {
 		struct bts_thread *t;
@@ -470,6 +520,12 @@ int bts_session_run(struct bts_session *s)
 		return bts_fail(BTS_E_INVAL, "no session");
 	resume_stopped(s);
 	while (s->nthreads) {
+		bts_limits_check(s);	/* --duration */
+		if (bts_lift_next(s, &tid, &status)) {
+			/* Held while an int3 was out (step_hold.c): its report now. */
+			on_report(s, tid, status);
+			continue;
+		}
 		if (s->stop) {
 			stop_session(s);
 			break;
@@ -520,6 +576,7 @@ void bts_session_stats(const struct bts_session *s, struct bts_session_stats *st
 	st->pid = s->pid;
 	st->exited = s->exited;
 	st->status = s->status;
+	st->cut = s->cut;
 }
 
 void bts_session_free(struct bts_session *s)
@@ -536,6 +593,10 @@ void bts_session_free(struct bts_session *s)
 		drop_all(s);
 	}
 	bts_kmod_close(s);
+	bts_place_release(s);
+	bts_skip_free(s);
+	bts_procs_free(s);
+	free(s->crash_pattern);
 	bts_insn_cache_free(s->icache);
 	bts_block_cache_free(s->bcache);
 	bts_bp_free(&s->bps);

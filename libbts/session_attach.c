@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "abi32.h"
 #include "session.h"
 
 #define ATTACH_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | \
@@ -103,8 +104,10 @@ static int check_pid(pid_t pid)
 int bts_session_attach(pid_t pid, const struct bts_session_opts *opts,
 		       struct bts_session **out)
 {
+	struct bts_session_opts o32;
 	struct bts_session *s;
 	struct bts_writer *w;
+	char exe[64];
 	int err, n;
 	size_t i;
 
@@ -113,7 +116,9 @@ int bts_session_attach(pid_t pid, const struct bts_session_opts *opts,
 	err = check_pid(pid);
 	if (err)
 		return err;
-	err = bts_session_new(opts, pid, &s);
+	/* Issue 9: auto picks ptrace-step for a 32-bit program (abi32.c). */
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+	err = bts_session_new(bts_abi32_opts(opts, exe, &o32), pid, &s);
 	if (err)
 		return err;
 	/* The trace names the process before its threads: they come later. */
@@ -128,9 +133,9 @@ int bts_session_attach(pid_t pid, const struct bts_session_opts *opts,
 		err = bts_fail(BTS_E_SRCH, "no process %d", (int)pid);
 	if (!err) {
 		err = bts_proc_is_64bit(pid);
-		if (err == 0)
-			err = bts_fail(BTS_E_NOEXEC, "process %d is 32-bit: not traceable yet",
-				       (int)pid);
+		if (err == 0 && (s->kmod || s->source == PTBTS_SOURCE_PERF_BTS))
+			err = bts_fail(BTS_E_NOEXEC, "process %d is 32-bit: traced by "
+				       "ptrace-step only", (int)pid);
 	}
 	if (err >= 0)
 		err = bts_session_write_start(s);
@@ -217,6 +222,33 @@ static bool any_running(struct bts_session *s)
 	return false;
 }
 
+/*
+ * The next report while quiescing.  A thread held while an int3 was out
+ * (step_hold.c) has its report kept: it comes first, as in
+ * bts_session_run().  Once every thread is stopped no one can pass a
+ * site unseen, so a lifted int3 goes back in for the held ones' turn.
+ */
+static pid_t quiesce_next(struct bts_session *s, int *status)
+{
+	pid_t tid;
+	size_t i;
+
+	if (bts_lift_next(s, &tid, status))
+		return tid;
+	if (!any_running(s) && s->lift_nheld) {
+		for (i = 0; i < s->nthreads; i++)
+			bts_fast_relift(s, s->threads[i]);
+		if (bts_lift_next(s, &tid, status))
+			return tid;
+	}
+	if (!any_running(s))
+		return 0;
+	/* kmod BLOCK: a thread waiting for room stops once it has some. */
+	if (s->kmod)
+		return bts_kmod_wait(s, status);
+	return waitpid(-1, status, __WALL);
+}
+
 static void quiesce(struct bts_session *s)
 {
 	struct bts_thread *t;
@@ -227,12 +259,7 @@ static void quiesce(struct bts_session *s)
 	for (i = 0; i < s->nthreads; i++)
 		if (s->threads[i]->running)
 			ptrace(PTRACE_INTERRUPT, s->threads[i]->tid, 0, 0);
-	while (any_running(s)) {
-		/* kmod BLOCK: a thread waiting for room stops once it has some. */
-		if (s->kmod)
-			tid = bts_kmod_wait(s, &status);
-		else
-			tid = waitpid(-1, &status, __WALL);
+	while ((tid = quiesce_next(s, &status))) {
 		if (tid < 0) {
 			if (errno == EINTR)
 				continue;
@@ -250,6 +277,10 @@ static void quiesce(struct bts_session *s)
 		else if (WIFSTOPPED(status))
 			quiesce_one(s, t, status);
 	}
+	/* A thread stopped mid-block: the direct jumps it already ran. */
+	for (i = 0; i < s->nthreads; i++)
+		if (!s->threads[i]->running)
+			bts_fast_sync(s, s->threads[i]);
 }
 
 int bts_detach_all(struct bts_session *s)
@@ -258,6 +289,7 @@ int bts_detach_all(struct bts_session *s)
 
 	quiesce(s);
 	bts_step_restore(s);
+	bts_procs_restore(s);	/* followed children's code too */
 	while (s->nthreads) {
 		struct bts_thread *t = s->threads[0];
 

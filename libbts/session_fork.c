@@ -1,20 +1,235 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * Children the tracee forks are not traced, but with PTRACE_O_TRACEFORK
- * and _TRACEVFORK they stop once, auto-attached, so that none of our int3s
- * reaches them: a fork child has a copy of the memory, int3s included,
- * and gets the original bytes written back before it is let go; a vfork
- * child shares the memory (and so the int3s) while its parent waits, so it
- * is run through like a thread, its records dropped, until it execs (then
- * let go) or exits.
+ * The processes of a session: the main one and, unless following is off,
+ * every child it forks, vforks or clones as a process, with their children
+ * in turn.  Each process has its own PROCESS chunk, threads, maps and
+ * records in the trace, and an exec starts a new image of it (EXEC chunk,
+ * then its new maps).
+ *
+ * Each memory has its own table of the int3s of branch stops: the one of
+ * the process whose event is handled is loaded in s->bps (and its bp_off
+ * in s->bp_off), the others wait in their process.  A fork child gets a
+ * copy of its parent's memory with our int3s in it: the original bytes are
+ * written back before it runs, and it starts a table of its own.  A vfork
+ * child shares its parent's memory (and table) until it execs.  The
+ * instruction and block caches hold one address space's code: they are
+ * emptied when the session turns to a process with other code.
+ *
+ * Without following, children stop once (auto-attached) and are let go
+ * without our int3s: a fork child with its copy cleaned, a vfork child run
+ * through as a "shadow" thread, its records dropped, until it execs or
+ * exits.
  *
  * The child's first stop and its parent's event come in either order: a
  * stop of an unknown task of another thread group waits here for the event.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
 
+#include "abi32.h"
 #include "session.h"
+
+/* ------------------------------------------------------------ processes */
+
+static char *read_exe(pid_t pid)
+{
+	char path[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n < 0)
+		n = 0;
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+static void set_exe(struct bts_proc *p, char *exe)
+{
+	if (!exe)
+		return;
+	free(p->exe);
+	p->exe = exe;
+	p->pub.exe = exe;
+}
+
+static struct bts_proc *proc_new(struct bts_session *s, pid_t pid, pid_t ppid)
+{
+	struct bts_proc *p;
+
+	if (s->nprocs == s->capprocs) {
+		size_t cap = s->capprocs ? s->capprocs * 2 : 4;
+		struct bts_proc **a = reallocarray(s->procs, cap, sizeof(*a));
+
+		if (!a)
+			return NULL;
+		s->procs = a;
+		s->capprocs = cap;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->exe = read_exe(pid);
+	if (!p->exe) {
+		free(p);
+		return NULL;
+	}
+	p->pub.pid = pid;
+	p->pub.ppid = ppid;
+	p->pub.exe = p->exe;
+	p->image = ++s->images;
+	p->mem = p;
+	p->abi32 = bts_proc_is_64bit(pid) == 0;
+	bts_bp_init(&p->bps);
+	s->procs[s->nprocs++] = p;
+	return p;
+}
+
+struct bts_proc *bts_proc_find(struct bts_session *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->pub.pid == pid)
+			return s->procs[i];
+	return NULL;
+}
+
+/* The main process: threads seized before it existed are its own. */
+int bts_procs_start(struct bts_session *s)
+{
+	struct bts_proc *p = bts_proc_find(s, s->pid);
+
+	if (!p)
+		p = proc_new(s, s->pid, bts_proc_ppid(s->pid));
+	if (!p)
+		return bts_fail(BTS_E_NOMEM, "process table");
+	s->cur = p;
+	s->bps_owner = p;	/* s->bps is the main process's table */
+	for (size_t i = 0; i < s->nthreads; i++) {
+		if (!s->threads[i]->proc) {
+			s->threads[i]->proc = p;
+			p->nthreads++;
+		}
+	}
+	return 0;
+}
+
+/* The int3 table of @owner's memory into s->bps; the loaded one back home. */
+static void load_table(struct bts_session *s, struct bts_proc *owner)
+{
+	struct bts_proc *was = s->bps_owner;
+
+	if (!owner || owner == was || !was)
+		return;
+	was->bps = s->bps;
+	was->bp_off = s->bp_off;
+	s->bps = owner->bps;
+	s->bp_off = owner->bp_off;
+	bts_bp_init(&owner->bps);
+	s->bps_owner = owner;
+}
+
+/* The int3 table of @owner's memory, wherever it is now. */
+static struct bts_bptab *table_of(struct bts_session *s, struct bts_proc *owner)
+{
+	return owner == s->bps_owner ? &s->bps : &owner->bps;
+}
+
+/* The process whose events come next: its maps and int3s become current. */
+void bts_proc_enter(struct bts_session *s, struct bts_proc *p)
+{
+	struct bts_proc *was = s->cur;
+
+	if (!p || p == was || !was)
+		return;
+	load_table(s, p->mem);
+	was->maps = s->maps;
+	s->maps = p->maps;
+	memset(&p->maps, 0, sizeof(p->maps));
+	s->cur = p;
+	if (p->image != was->image) {
+		/* Other code at the same addresses, maybe. */
+		bts_insn_cache_flush(s->icache);
+		bts_block_cache_flush(s->bcache);
+	}
+}
+
+/* Whether @tid runs in memory other than the loaded table's. */
+bool bts_tid_nobp(struct bts_session *s, pid_t tid)
+{
+	struct bts_thread *t = s->nprocs > 1 ? bts_thread_find(s, tid) : NULL;
+
+	return t && t->proc && t->proc->mem != s->bps_owner;
+}
+
+void bts_procs_restore(struct bts_session *s)
+{
+	for (size_t i = 0; i < s->nprocs; i++) {
+		struct bts_proc *p = s->procs[i];
+
+		if (p->mem == p && p != s->bps_owner) {
+			bts_bp_remove_all(&p->bps);
+			p->bp_off = true;
+		}
+	}
+}
+
+void bts_procs_reaped(struct bts_session *s, struct bts_thread *t, int status)
+{
+	struct bts_proc *p = t->proc;
+
+	(void)s;
+	if (p && t->tid == p->pub.pid) {
+		p->pub.exited = true;
+		p->pub.status = status;
+	}
+}
+
+/* A stop of the session: children die with the program it started. */
+void bts_procs_kill(struct bts_session *s)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->pub.pid != s->pid && !s->procs[i]->pub.exited)
+			kill(s->procs[i]->pub.pid, SIGKILL);
+}
+
+void bts_procs_free(struct bts_session *s)
+{
+	for (size_t i = 0; i < s->nprocs; i++) {
+		struct bts_proc *p = s->procs[i];
+
+		if (p != s->cur)
+			bts_mapset_clear(&p->maps);
+		if (p != s->bps_owner)
+			bts_bp_free(&p->bps);
+		free(p->exe);
+		free(p->crash_file);
+		free(p->crash_error);
+		free(p);
+	}
+	free(s->procs);
+	s->procs = NULL;
+	s->nprocs = 0;
+	s->cur = NULL;
+	s->bps_owner = NULL;
+}
+
+size_t bts_session_nprocesses(const struct bts_session *s)
+{
+	return s ? s->nprocs : 0;
+}
+
+const struct bts_session_process *bts_session_process(const struct bts_session *s,
+						      size_t i)
+{
+	return s && i < s->nprocs ? &s->procs[i]->pub : NULL;
+}
+
+/* -------------------------------------------------------------- children */
 
 static struct bts_fork *find(struct bts_session *s, pid_t pid)
 {
@@ -43,12 +258,12 @@ static struct bts_fork *add(struct bts_session *s, pid_t pid)
 	return f;
 }
 
-/* The child is stopped and known: lets it go without our int3s. */
-static void release(struct bts_session *s, pid_t pid, bool vfork)
+/* Not followed: the child is let go without our int3s. */
+static void let_go(struct bts_session *s, pid_t pid, bool vfork, bool owner)
 {
 	struct bts_thread *t;
 
-	if (vfork && !s->single && !s->bp_off) {
+	if (vfork && owner && !s->single && !s->bp_off) {
 		if (!bts_thread_add_shadow(s, pid, &t)) {
 			bts_step_start(s, t);
 			bts_resume(s, t, 0);
@@ -58,24 +273,66 @@ static void release(struct bts_session *s, pid_t pid, bool vfork)
 		bts_bp_remove_all(&s->bps);
 		s->bp_off = true;
 	}
-	if (!vfork)
+	if (!vfork && owner)
 		bts_bp_clean_copy(&s->bps, pid);
 	ptrace(PTRACE_DETACH, pid, 0, 0);
 }
 
-void bts_fork_event(struct bts_session *s, struct bts_thread *t, bool vfork)
+/* Followed: a process of its own in the trace, traced from here on. */
+static void follow(struct bts_session *s, struct bts_proc *parent, pid_t pid,
+		   bool vfork)
 {
-	unsigned long msg = 0;
-	struct bts_fork *f;
-	pid_t pid;
+	struct bts_proc *p;
+	struct bts_thread *t;
 
-	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg) || !msg)
+	if (!vfork)
+		bts_bp_clean_copy(table_of(s, parent->mem), pid);
+	p = proc_new(s, pid, parent->pub.pid);
+	if (!p) {
+		bts_note_err(s, bts_fail(BTS_E_NOMEM, "process %d", (int)pid));
+		ptrace(PTRACE_DETACH, pid, 0, 0);
 		return;
-	pid = (pid_t)msg;
-	f = find(s, pid);
+	}
+	/* A vfork child runs in its parent's memory, on its int3s. */
+	if (vfork)
+		p->mem = parent->mem;
+	p->nobp = parent->nobp;
+	p->image = parent->image;
+	if (s->w)
+		bts_note_err(s, bts_writer_process(s->w, pid, parent->pub.pid, p->exe));
+	if (s->w && p->abi32)
+		bts_note_err(s, bts_writer_abi(s->w, pid, 32));
+	bts_proc_enter(s, p);
+	bts_maps_write_all(s);
+	if (bts_thread_add(s, pid, &t)) {
+		ptrace(PTRACE_DETACH, pid, 0, 0);
+		return;
+	}
+	bts_step_start(s, t);
+	bts_resume(s, t, 0);
+}
+
+static void release(struct bts_session *s, struct bts_fork *f)
+{
+	struct bts_proc *parent = f->parent;
+
+	if (s->follow && parent)
+		follow(s, parent, f->pid, f->vfork);
+	else
+		let_go(s, f->pid, f->vfork, !parent || parent->mem == s->bps_owner);
+}
+
+static void child_event(struct bts_session *s, struct bts_thread *t, pid_t pid,
+			bool vfork)
+{
+	struct bts_fork *f = find(s, pid), done;
+
 	if (f && f->stopped) {
+		f->vfork = vfork;
+		f->parent = t->proc;
+		done = *f;
 		drop(s, f);
-		release(s, pid, vfork);
+		release(s, &done);
 		return;
 	}
 	if (!f)
@@ -88,31 +345,59 @@ void bts_fork_event(struct bts_session *s, struct bts_thread *t, bool vfork)
 	}
 	f->known = true;
 	f->vfork = vfork;
+	f->parent = t->proc;
+}
+
+void bts_fork_event(struct bts_session *s, struct bts_thread *t, bool vfork)
+{
+	unsigned long msg = 0;
+
+	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg) || !msg)
+		return;
+	child_event(s, t, (pid_t)msg, vfork);
+}
+
+/* A clone that is a process (no CLONE_THREAD): a child like a fork's. */
+bool bts_fork_clone_event(struct bts_session *s, struct bts_thread *t,
+			  pid_t child)
+{
+	unsigned long long tgid = 0;
+
+	if (bts_proc_status(child, "Tgid", 10, &tgid) || (pid_t)tgid != child)
+		return false;
+	child_event(s, t, child, false);
+	return true;
 }
 
 bool bts_fork_child_stop(struct bts_session *s, pid_t tid)
 {
-	struct bts_fork *f = find(s, tid);
+	struct bts_fork *f = find(s, tid), done;
 	unsigned long long tgid = 0;
+	struct bts_proc *p;
 
 	if (f && f->known) {
-		bool vfork = f->vfork;
-
+		done = *f;
 		drop(s, f);
-		release(s, tid, vfork);
+		release(s, &done);
 		return true;
 	}
 	if (f)
 		return true;
-	if (bts_proc_status(tid, "Tgid", 10, &tgid) || (pid_t)tgid == s->pid)
-		return false;	/* a thread of ours (or gone) */
+	if (bts_proc_status(tid, "Tgid", 10, &tgid))
+		return false;	/* gone */
+	p = bts_proc_find(s, (pid_t)tgid);
+	if (p || (pid_t)tgid == s->pid) {
+		/* A thread of a traced process. */
+		bts_proc_enter(s, p);
+		return false;
+	}
 	f = add(s, tid);
 	if (f) {
 		f->stopped = true;
 		return true;
 	}
 	/* No room to wait for its parent's event: a copy without int3s. */
-	release(s, tid, false);
+	let_go(s, tid, false, true);
 	return true;
 }
 
@@ -134,4 +419,62 @@ void bts_fork_kill_shadows(struct bts_session *s)
 	for (i = 0; i < s->nthreads; i++)
 		if (s->threads[i]->shadow)
 			kill(s->threads[i]->tid, SIGKILL);
+}
+
+/* ------------------------------------------------------------------ exec */
+
+/*
+ * An exec in any process: the EXEC chunk, before the new image's maps.
+ * The main process's exec is then carried out by the source
+ * (bts_step_exec); a child's is done here, without touching the main
+ * process's int3s.  Returns whether it was done here.
+ */
+bool bts_fork_exec(struct bts_session *s, struct bts_thread *t)
+{
+	struct bts_proc *p = t->proc;
+	struct user_regs_struct regs;
+	int is64;
+
+	if (!p)
+		return false;
+	set_exe(p, read_exe(p->pub.pid));
+	p->image = ++s->images;
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs))
+		memset(&regs, 0, sizeof(regs));
+	if (s->w)
+		bts_note_err(s, bts_writer_exec(s->w, p->pub.pid, t->tid, p->exe,
+						regs.rip));
+	/* Issue 9: the new image may be of the other bitness (abi32.c). */
+	is64 = bts_proc_is_64bit(p->pub.pid);
+	if (s->w && (is64 == 0) != p->abi32)
+		bts_note_err(s, bts_writer_abi(s->w, p->pub.pid, is64 ? 64 : 32));
+	p->abi32 = is64 == 0;
+	if (p->pub.pid == s->pid)
+		return false;
+	/* Its memory is new: none of our int3s, none of the cached code. */
+	if (p->mem != p) {
+		/* A vfork child leaves its parent's memory (and table). */
+		p->mem = p;
+		load_table(s, p);
+	} else {
+		bts_bp_forget_all(&s->bps);
+	}
+	bts_bp_set_pid(&s->bps, p->pub.pid);
+	s->bp_off = false;
+	p->nobp = false;
+	bts_insn_cache_flush(s->icache);
+	bts_block_cache_flush(s->bcache);
+	bts_thread_emit(s, t, 0, regs.rip, PTBTS_KIND_EXEC);
+	if (t->ring.mode == PTBTS_MODE_BLOCK)
+		bts_thread_drain(s, t);	/* the old image's records first */
+	bts_maps_write_all(s);
+	if (is64 < 0) {
+		bts_thread_emit(s, t, 0, PTBTS_GAP_DISABLED, PTBTS_KIND_GAP);
+		t->stepping = false;
+		t->has_pending = false;
+		t->fast = false;
+		return true;
+	}
+	bts_step_start(s, t);
+	return true;
 }

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "abi32.h"
 #include "session.h"
 
 #define SPAWN_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | \
@@ -210,6 +211,7 @@ static int kill_and_fail(pid_t pid, int err)
 int bts_session_spawn(char *const argv[], const struct bts_session_opts *opts,
 		      struct bts_session **out)
 {
+	struct bts_session_opts o32;
 	struct bts_session *s;
 	struct bts_thread *t;
 	char path[PATH_MAX];
@@ -221,7 +223,8 @@ int bts_session_spawn(char *const argv[], const struct bts_session_opts *opts,
 	err = resolve(argv[0], path, sizeof(path));
 	if (err)
 		return err;
-	err = bts_session_new(opts, 0, &s);
+	/* Issue 9: auto picks ptrace-step for a 32-bit program (abi32.c). */
+	err = bts_session_new(bts_abi32_opts(opts, path, &o32), 0, &s);
 	if (err)
 		return err;
 	err = start_child(path, argv, &pid);
@@ -230,9 +233,10 @@ int bts_session_spawn(char *const argv[], const struct bts_session_opts *opts,
 	s->pid = pid;
 	s->spawned = true;
 	err = bts_proc_is_64bit(pid);
-	if (err == 0)
-		err = bts_fail(BTS_E_NOEXEC, "%s: 32-bit programs cannot be traced yet",
-			       argv[0]);
+	/* 32-bit programs: ptrace-step single-steps them (abi32.c). */
+	if (err == 0 && (s->kmod || s->source == PTBTS_SOURCE_PERF_BTS))
+		err = bts_fail(BTS_E_NOEXEC, "%s: 32-bit programs are traced by "
+			       "ptrace-step only", argv[0]);
 	if (err < 0)
 		goto kill_child;
 	err = bts_session_write_start(s);
@@ -242,6 +246,8 @@ int bts_session_spawn(char *const argv[], const struct bts_session_opts *opts,
 		goto kill_child;
 	if (s->kmod)
 		bts_kmod_start(s, t);
+	else if (s->source == PTBTS_SOURCE_PERF_BTS)
+		bts_perf_start(s, t);
 	else
 		bts_step_start(s, t);
 	*out = s;

@@ -47,6 +47,9 @@ static int new_thread(struct bts_session *s, pid_t tid, uint64_t size,
 	if (!t)
 		return bts_fail(BTS_E_NOMEM, "thread %d", (int)tid);
 	t->tid = tid;
+	t->proc = s->cur;
+	if (t->proc)
+		t->proc->nthreads++;
 	t->stepping = true;
 	t->resume_op = PTRACE_SINGLESTEP;
 	t->mem = malloc(size);
@@ -79,7 +82,7 @@ int bts_thread_add(struct bts_session *s, pid_t tid, struct bts_thread **out)
 		return err;
 	s->nthreads_seen++;
 	if (s->w)
-		bts_note_err(s, bts_writer_thread(s->w, s->pid, tid));
+		bts_note_err(s, bts_writer_thread(s->w, bts_cur_pid(s), tid));
 	return 0;
 }
 
@@ -106,7 +109,10 @@ void bts_thread_remove(struct bts_session *s, struct bts_thread *t)
 	}
 	if (s->last == t)
 		s->last = NULL;
+	if (t->proc)
+		t->proc->nthreads--;
 	bts_kmod_forget(s, t);
+	bts_perf_forget(t);
 	free(t->mem);
 	free(t);
 }
@@ -116,7 +122,8 @@ static void write_recs(struct bts_session *s, struct bts_thread *t,
 {
 	s->records += n;
 	if (s->w && n)
-		bts_note_err(s, bts_writer_records(s->w, s->pid, t->tid, recs, n));
+		bts_note_err(s, bts_writer_records(s->w, bts_thread_pid(s, t),
+						   t->tid, recs, n));
 }
 
 static void write_lost(struct bts_session *s, struct bts_thread *t)
@@ -158,6 +165,7 @@ void bts_thread_flush(struct bts_session *s, struct bts_thread *t)
 	struct bts_span span[2];
 
 	bts_kmod_drain(s, t, true);	/* kmod sources: the module's records */
+	bts_perf_drain(s, t);		/* perf-bts: perf's ring */
 	if (t->ring.mode == PTBTS_MODE_RING) {
 		bts_ring_unread(&t->ring, span);
 		write_lost(s, t);
@@ -171,15 +179,22 @@ void bts_thread_flush(struct bts_session *s, struct bts_thread *t)
 static int emit_map(void *arg, const struct bts_map *m)
 {
 	struct bts_session *s = arg;
-	int err = s->w ? bts_writer_map(s->w, s->pid, m) : 0;
+	pid_t main_pid = s->pid;
+	int err = s->w ? bts_writer_map(s->w, bts_cur_pid(s), m) : 0;
 
-	return err ? err : bts_map_write_code(s, m);
+	if (err)
+		return err;
+	/* maps.c copies the code of s->pid: the current process's here. */
+	s->pid = bts_cur_pid(s);
+	err = bts_map_write_code(s, m);
+	s->pid = main_pid;
+	return err;
 }
 
 void bts_maps_write_all(struct bts_session *s)
 {
 	bts_mapset_clear(&s->maps);
-	bts_note_err(s, bts_mapset_refresh(&s->maps, s->pid, 0, emit_map, s));
+	bts_note_err(s, bts_mapset_refresh(&s->maps, bts_cur_pid(s), 0, emit_map, s));
 }
 
 /* Code the known maps do not cover was mapped since: write its maps. */
@@ -189,7 +204,7 @@ static void check_maps(struct bts_session *s, uint64_t to)
 
 	if (bts_mapset_contains(&s->maps, to))
 		return;
-	err = bts_mapset_refresh(&s->maps, s->pid, to, emit_map, s);
+	err = bts_mapset_refresh(&s->maps, bts_cur_pid(s), to, emit_map, s);
 	/* A process that is gone has no maps to read: not a trace error. */
 	if (err != -BTS_E_SRCH)
 		bts_note_err(s, err);
@@ -200,7 +215,7 @@ void bts_thread_emit(struct bts_session *s, struct bts_thread *t,
 {
 	struct ptbts_record rec = { from, to, PTBTS_MKKIND(kind) };
 
-	if (t->shadow)
+	if (t->shadow || !bts_limits_record(s))
 		return;
 	if (from)
 		check_maps(s, to);

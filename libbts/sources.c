@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "kmod.h"
+#include "perf_bts.h"
+#include "refusal.h"
 
 static const char *const names[] = {
 	[PTBTS_SOURCE_KMOD_BTS]		= "kmod-bts",
@@ -32,102 +34,50 @@ const char *bts_source_name(int source)
 	return names[source];
 }
 
-int bts_source_parse(const char *name)
+int bts_source_parse(const char *name, int *source)
 {
 	size_t i;
 
-	if (!name)
+	if (!name || !source)
 		return bts_fail(BTS_E_INVAL, "no source name");
-	if (!strcmp(name, "auto"))
-		return BTS_SOURCE_AUTO;
+	if (!strcmp(name, "auto")) {
+		*source = BTS_SOURCE_AUTO;
+		return 0;
+	}
 	for (i = 0; i < ARRAY_SIZE(names); i++)
-		if (names[i] && !strcmp(name, names[i]))
-			return (int)i;
+		if (names[i] && !strcmp(name, names[i])) {
+			*source = (int)i;
+			return 0;
+		}
 	return bts_fail(BTS_E_INVAL, "unknown source '%s' (auto, kmod-bts, kmod-pebs, "
 			"kmod-step, perf-bts, ptrace-step)", name);
 }
 
-static int read_int(const char *path, int dflt)
+/*
+ * The kmod sources: the module's own answer, unless a refusal check (not
+ * loaded, another ABI, lockdown, ptrace refused) explains it in the words
+ * every command uses.
+ */
+static void probe_kmod(int source, struct bts_source_info *si)
 {
-	FILE *f = fopen(path, "re");
-	int v = dflt;
+	struct bts_refusal r;
 
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = dflt;
-		fclose(f);
-	}
-	return v;
+	bts_kmod_probe(source, si);
+	/* Where the module answers about PTI itself, its answer stands. */
+	if (!si->available &&
+	    bts_refusal_find(source, false, 1u << BTS_REFUSAL_PTI, &r))
+		snprintf(si->why, sizeof(si->why), "%s", r.line);
 }
 
-/*
- * Can this process trace a child of its own?  A forked child asks to be
- * traced and stops; the answer is what PTRACE_TRACEME said (Yama 3,
- * seccomp filters and container policies all show up here).
- */
+/* ptrace-step works wherever ptrace does; refusal.c tries it. */
 static bool ptrace_works(char *why, size_t len)
 {
-	int status, scope = read_int("/proc/sys/kernel/yama/ptrace_scope", 0);
-	pid_t pid;
-	bool ok;
+	struct bts_refusal r;
 
-	if (scope >= 3) {
-		snprintf(why, len, "ptrace is disabled: /proc/sys/kernel/yama/ptrace_scope is 3");
-		return false;
-	}
-	pid = fork();
-	if (pid < 0) {
-		snprintf(why, len, "cannot fork to test ptrace: %s", strerror(errno));
-		return false;
-	}
-	if (!pid) {
-		if (ptrace(PTRACE_TRACEME, 0, 0, 0))
-			_exit(1);
-		raise(SIGSTOP);
-		_exit(0);
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	ok = WIFSTOPPED(status);
-	if (ok) {
-		kill(pid, SIGKILL);
-		ptrace(PTRACE_CONT, pid, 0, 0);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	} else {
-		snprintf(why, len, "ptrace is not permitted here "
-			 "(seccomp or container policy)");
-	}
-	return ok;
-}
-
-static bool is_intel(void)
-{
-	char line[256];
-	bool intel = false;
-	FILE *f = fopen("/proc/cpuinfo", "re");
-
-	if (!f)
-		return false;
-	while (!intel && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "vendor_id", 9))
-			intel = strstr(line, "GenuineIntel") != NULL;
-	fclose(f);
-	return intel;
-}
-
-static void probe_perf(struct bts_source_info *si)
-{
-	struct stat st;
-	const char *cpu;
-
-	if (!is_intel())
-		cpu = "this CPU is not Intel, so it has no BTS";
-	else if (stat("/sys/bus/event_source/devices/intel_bts", &st))
-		cpu = "the intel_bts PMU is missing in /sys/bus/event_source/devices";
-	else
-		cpu = "this CPU has the intel_bts PMU";
-	snprintf(si->why, sizeof(si->why), "not implemented yet (%s)", cpu);
+	if (!bts_refusal_for(PTBTS_SOURCE_PTRACE_STEP, false, &r))
+		return true;
+	snprintf(why, len, "%s", r.line);
+	return false;
 }
 
 static void probe_one(int source, struct bts_source_info *si)
@@ -139,10 +89,10 @@ static void probe_one(int source, struct bts_source_info *si)
 	case PTBTS_SOURCE_KMOD_BTS:
 	case PTBTS_SOURCE_KMOD_PEBS:
 	case PTBTS_SOURCE_KMOD_STEP:
-		bts_kmod_probe(source, si);
+		probe_kmod(source, si);
 		break;
 	case PTBTS_SOURCE_PERF_BTS:
-		probe_perf(si);
+		bts_perf_probe(si);
 		break;
 	case PTBTS_SOURCE_PTRACE_STEP:
 		si->available = ptrace_works(si->why, sizeof(si->why));

@@ -67,6 +67,14 @@ static ssize_t read_orig(void *arg, uint64_t addr, void *buf, size_t len)
 	return bts_read_code(r->s, r->tid, addr, buf, len);
 }
 
+/* A block never runs on into a skipped object: the thread stops first. */
+static bool follow(void *arg, uint64_t to)
+{
+	struct reader *r = arg;
+
+	return !bts_skip_addr(r->s, to);
+}
+
 /* The block at @pc, from the cache or decoded now. */
 static void block_at(struct bts_session *s, struct bts_thread *t, uint64_t pc,
 		     struct bts_block *out)
@@ -78,28 +86,53 @@ static void block_at(struct bts_session *s, struct bts_thread *t, uint64_t pc,
 		*out = *b;
 		return;
 	}
-	bts_block_decode(read_orig, &r, pc, out);
+	bts_block_decode(read_orig, &r, pc, s->skip ? follow : NULL, out);
 	bts_block_cache_put(s->bcache, out);
+}
+
+void bts_fast_plant_block(struct bts_session *s, pid_t tid, uint64_t pc)
+{
+	struct bts_thread t = { .tid = tid };
+	struct bts_block b;
+
+	block_at(s, &t, pc, &b);
+	if (b.site && !bts_skip_addr(s, b.site))
+		bts_bp_plant(&s->bps, b.site);
 }
 
 /* Whether the code of the thread's block is still what was decoded. */
 static bool intact(struct bts_session *s, struct bts_thread *t)
 {
 	uint8_t buf[4096];
-	uint64_t a = t->blk.start, h = BTS_HASH_INIT;
+	uint64_t a, end, h = BTS_HASH_INIT;
 	ssize_t n;
+	int i;
 
-	while (a < t->blk.end) {
-		size_t want = t->blk.end - a < sizeof(buf) ? t->blk.end - a
-							   : sizeof(buf);
+	for (i = 0; i <= t->blk.nhops; i++) {
+		a = bts_block_seg_start(&t->blk, i);
+		end = bts_block_seg_end(&t->blk, i);
+		while (a < end) {
+			size_t want = end - a < sizeof(buf) ? end - a : sizeof(buf);
 
-		n = bts_read_code(s, t->tid, a, buf, want);
-		if (n != (ssize_t)want)
-			return false;
-		h = bts_code_hash(h, buf, want);
-		a += want;
+			n = bts_read_code(s, t->tid, a, buf, want);
+			if (n != (ssize_t)want)
+				return false;
+			h = bts_code_hash(h, buf, want);
+			a += want;
+		}
 	}
 	return h == t->blk.hash;
+}
+
+/* Records of the direct jumps and calls the thread ran, up to hop @upto. */
+static void flush_hops(struct bts_session *s, struct bts_thread *t, int upto)
+{
+	if (!t->fast)
+		return;
+	for (; t->hops_done < upto && t->hops_done < t->blk.nhops; t->hops_done++)
+		bts_thread_emit(s, t, t->blk.hops[t->hops_done].from,
+				t->blk.hops[t->hops_done].to,
+				PTBTS_KIND_BRANCH);
 }
 
 static void forget_code(struct bts_session *s)
@@ -117,9 +150,34 @@ static void gap(struct bts_session *s, struct bts_thread *t)
 	t->fast = false;
 }
 
-static bool in_block(const struct bts_thread *t, uint64_t pc)
+/*
+ * Whether @pc is on the thread's way to its site; if so, the hops before
+ * it ran and are recorded now, ahead of whatever this stop records.
+ */
+static bool in_block(struct bts_session *s, struct bts_thread *t, uint64_t pc)
 {
-	return t->fast && pc >= t->blk.start && pc <= t->blk.site;
+	int seg = t->fast ? bts_block_segment(&t->blk, pc) : -1;
+
+	if (seg < 0 || (seg == t->blk.nhops && pc > t->blk.site))
+		return false;
+	flush_hops(s, t, seg);
+	return true;
+}
+
+void bts_fast_sync(struct bts_session *s, struct bts_thread *t)
+{
+	struct user_regs_struct regs;
+
+	if (t->fast && t->blk.nhops &&
+	    ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0)
+		in_block(s, t, regs.rip);
+}
+
+/* A thread in a skipped object (no block) stops at every syscall. */
+static int resume_op(const struct bts_block *b, uint64_t pc)
+{
+	return !b->site || bts_block_sys_ahead(b, pc) ? PTRACE_SYSCALL
+						       : PTRACE_CONT;
 }
 
 static void set_regs(struct bts_thread *t, const struct user_regs_struct *regs)
@@ -132,6 +190,7 @@ static void step_real(struct bts_session *s, struct bts_thread *t,
 		      const struct user_regs_struct *regs, bool fresh)
 {
 	if (bts_bp_lookup(&s->bps, regs->rip, NULL)) {
+		bts_lift_hold_others(s, t);
 		bts_bp_remove(&s->bps, regs->rip);
 		t->lifted = regs->rip;
 	}
@@ -160,8 +219,10 @@ static int run_branch(struct bts_session *s, struct bts_thread *t,
 	if (bts_branch_emulate(t->tid, pc, br, &r, &taken))
 		return -1;
 	*regs = r;
-	if (taken)
+	if (taken) {
 		bts_thread_emit(s, t, pc, r.rip, PTBTS_KIND_BRANCH);
+		t->in_gap = false;
+	}
 	return 0;
 }
 
@@ -180,14 +241,21 @@ void bts_fast_enter(struct bts_session *s, struct bts_thread *t,
 	int chain = 0, r;
 
 	for (;;) {
-		if (s->single || s->bp_off) {
+		if (s->bps.pid != s->pid)
+			bts_bp_set_pid(&s->bps, s->pid);
+		if (s->skip && !bts_thread_nobp(t) && bts_skip_addr(s, regs->rip)) {
+			bts_skip_enter(s, t, regs);
+			break;
+		}
+		if (s->single || s->bp_off || bts_thread_nobp(t)) {
 			b.site = 0;
 		} else {
-			if (s->bps.pid != s->pid)
-				bts_bp_set_pid(&s->bps, s->pid);
+			if (s->bps.pid != bts_mem_pid(s))
+				bts_bp_set_pid(&s->bps, bts_mem_pid(s));
 			block_at(s, t, regs->rip, &b);
 		}
-		if (b.site && b.site == regs->rip && may_run && chain < MAX_CHAIN) {
+		if (b.site && b.site == regs->rip && may_run && chain < MAX_CHAIN &&
+		    !(s->ctl && bts_control_stop_at(s, t, regs->rip))) {
 			/* A branch right here: no need to run to it. */
 			if (run_branch(s, t, &b.br, regs)) {
 				step_real(s, t, regs, fresh);
@@ -213,14 +281,41 @@ void bts_fast_enter(struct bts_session *s, struct bts_thread *t,
 		}
 		t->fast = true;
 		t->blk = b;
+		t->hops_done = 0;
 		t->in_gap = false;
 		t->has_pending = false;
-		t->resume_op = b.last_sys && b.last_sys >= regs->rip ?
-			       PTRACE_SYSCALL : PTRACE_CONT;
+		t->resume_op = resume_op(&b, regs->rip);
 		break;
 	}
 	if (dirty)
 		set_regs(t, regs);
+}
+
+/*
+ * An int3 at one of the hops of the thread's block (planted as the site of
+ * a block that could not run through it): the hops before it ran, and it
+ * is carried out as the direct transfer it is.
+ */
+static bool hop_site(struct bts_session *s, struct bts_thread *t,
+		     uint64_t site, struct bts_branch *br)
+{
+	uint8_t code[16];
+	ssize_t n;
+	int i;
+
+	for (i = t->hops_done; t->fast && i < t->blk.nhops; i++) {
+		if (t->blk.hops[i].from != site)
+			continue;
+		n = bts_read_code(s, t->tid, site, code, sizeof(code));
+		if (n <= 0 || !intact(s, t) ||
+		    bts_branch_decode(code, (size_t)n, site, br) ||
+		    br->target != t->blk.hops[i].to)
+			return false;
+		flush_hops(s, t, i);
+		t->hops_done = t->blk.nhops;	/* this one is recorded by run_branch */
+		return true;
+	}
+	return false;
 }
 
 /* A SIGTRAP: is it the int3 of one of our sites?  Then it is dealt with. */
@@ -229,6 +324,7 @@ bool bts_fast_site(struct bts_session *s, struct bts_thread *t,
 {
 	struct user_regs_struct regs;
 	const struct bts_branch *br;
+	struct bts_branch hop;
 	struct bts_block b;
 	uint64_t site;
 
@@ -241,7 +337,10 @@ bool bts_fast_site(struct bts_session *s, struct bts_thread *t,
 		return false;
 	regs.rip = site;
 	br = &t->blk.br;
-	if (!t->fast || site != t->blk.site || !intact(s, t)) {
+	if (hop_site(s, t, site, &hop)) {
+		/* A direct transfer another block stops at: carry it out here. */
+		br = &hop;
+	} else if (!t->fast || site != t->blk.site || !intact(s, t)) {
 		if (t->fast && site == t->blk.site)
 			forget_code(s);	/* the bytes changed under us */
 		gap(s, t);
@@ -254,6 +353,7 @@ bool bts_fast_site(struct bts_session *s, struct bts_thread *t,
 		}
 		br = &b.br;
 	}
+	flush_hops(s, t, t->blk.nhops);
 	if (run_branch(s, t, br, &regs)) {
 		set_regs(t, &regs);
 		step_real(s, t, &regs, false);
@@ -270,7 +370,7 @@ bool bts_fast_site(struct bts_session *s, struct bts_thread *t,
 void bts_fast_signal(struct bts_session *s, struct bts_thread *t,
 		     struct user_regs_struct *regs)
 {
-	if (in_block(t, regs->rip))
+	if (in_block(s, t, regs->rip))
 		return;
 	gap(s, t);
 	bts_fast_enter(s, t, regs, false, false, false);
@@ -353,25 +453,31 @@ void bts_fast_syscall(struct bts_session *s, struct bts_thread *t)
 	pc = in.instruction_pointer;
 	if (in.op == SC_INFO_ENTRY) {
 		if (in.arch == AUDIT_ARCH_X86_64 && in.entry.nr == SYS_rt_sigreturn) {
+			in_block(s, t, pc);
 			t->sigret_from = pc - 2;
 			t->resume_op = PTRACE_SYSCALL;
 			return;
 		}
 		before_unmap(s, &in);
-		if (!in_block(t, pc)) {
+		if (!t->blk.site) {
+			t->resume_op = PTRACE_SYSCALL;	/* in a skipped object */
+			return;
+		}
+		if (!in_block(s, t, pc)) {
 			resync(s, t);
 			return;
 		}
 	} else if (in.op == SC_INFO_EXIT && t->sigret_from) {
 		if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs))
 			return;
-		if (regs.rip != t->sigret_from + 2)
+		if (regs.rip != t->sigret_from + 2) {
 			bts_thread_emit(s, t, t->sigret_from, regs.rip,
 					PTBTS_KIND_SIGRETURN);
+			t->in_gap = false;
+		}
 		t->sigret_from = 0;
 		bts_fast_enter(s, t, &regs, false, false, false);
 		return;
 	}
-	t->resume_op = t->blk.last_sys && t->blk.last_sys >= pc ?
-		       PTRACE_SYSCALL : PTRACE_CONT;
+	t->resume_op = resume_op(&t->blk, pc);
 }

@@ -23,6 +23,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
+#include "abi32.h"
 #include "session.h"
 
 #define CODE_CHUNK 64
@@ -38,11 +39,25 @@ static int get_regs(struct bts_thread *t, struct user_regs_struct *regs)
 	return ptrace(PTRACE_GETREGS, t->tid, 0, regs) ? -errno : 0;
 }
 
+/*
+ * 32-bit code is decoded at every step, not cached: the cache's answers
+ * are 64-bit ones, and a step's ptrace round trips outweigh a decode.
+ */
+static int classify32(const uint8_t *code, size_t n, struct bts_insn *out)
+{
+	int err = bts_abi32_classify(code, n, out);
+
+	if (err == -BTS_E_TRUNCATED && n < CODE_CHUNK)
+		return PTBTS_GAP_UNREADABLE;
+	return err ? PTBTS_GAP_UNDECODABLE : 0;
+}
+
 /* The classification of @pc, through the cache; a gap reason on failure. */
 static int classify(struct bts_session *s, struct bts_thread *t, uint64_t pc,
 		    struct bts_insn *out)
 {
-	const struct bts_insn *c = bts_insn_cache_get(s->icache, pc);
+	const struct bts_insn *c = t->proc && t->proc->abi32 ? NULL :
+				   bts_insn_cache_get(s->icache, pc);
 	uint8_t code[CODE_CHUNK];
 	ssize_t n;
 
@@ -53,6 +68,8 @@ static int classify(struct bts_session *s, struct bts_thread *t, uint64_t pc,
 	n = bts_read_code(s, t->tid, pc, code, sizeof(code));
 	if (n <= 0)
 		return PTBTS_GAP_UNREADABLE;
+	if (t->proc && t->proc->abi32)
+		return classify32(code, (size_t)n, out);
 	if (bts_insn_cache_fill(s->icache, pc, code, (size_t)n) == 0) {
 		/* Too few bytes readable to finish the instruction? */
 		if (bts_insn_classify(code, (size_t)n, out) == -BTS_E_TRUNCATED &&
@@ -85,18 +102,38 @@ void bts_step_set_pending(struct bts_session *s, struct bts_thread *t,
 	t->nr = regs->rax;
 }
 
+/*
+ * Whether the pending instruction is a syscall: a 32-bit program's also
+ * int $0x80 (sysenter returns past the int $0x80 that follows it in
+ * __kernel_vsyscall, which complete() does not count as a branch).
+ */
+static bool enters_kernel(const struct bts_thread *t)
+{
+	return t->insn.kind == BTS_INSN_SYSCALL ||
+	       (t->insn.kind == BTS_INSN_INT && t->proc && t->proc->abi32);
+}
+
+static bool is_sigreturn(const struct bts_thread *t, uint64_t nr)
+{
+	if (t->proc && t->proc->abi32)
+		return bts_abi32_sigreturn(nr);
+	return nr == SYS_rt_sigreturn;
+}
+
 /* The pending instruction ran and the thread is now at @regs. */
 static void complete(struct bts_session *s, struct bts_thread *t,
 		     const struct user_regs_struct *regs)
 {
 	uint64_t next = regs->rip;
 
-	if (t->insn.kind == BTS_INSN_SYSCALL) {
-		bool sigreturn = t->nr == SYS_rt_sigreturn ||
-				 regs->orig_rax == SYS_rt_sigreturn;
+	if (enters_kernel(t)) {
+		bool sigreturn = is_sigreturn(t, t->nr) ||
+				 is_sigreturn(t, regs->orig_rax);
 
-		if (sigreturn && next != t->pc + t->insn.len)
+		if (sigreturn && next != t->pc + t->insn.len) {
 			bts_thread_emit(s, t, t->pc, next, PTBTS_KIND_SIGRETURN);
+			t->in_gap = false;
+		}
 		return;
 	}
 	if (bts_insn_taken(&t->insn, t->pc, next))
@@ -112,6 +149,7 @@ void bts_step_start(struct bts_session *s, struct bts_thread *t)
 	t->sig_entry = false;
 	t->fast = false;
 	t->sigret_from = 0;
+	bts_place_thread(s, t->tid);
 	if (get_regs(t, &regs))
 		return;
 	/*
@@ -147,6 +185,7 @@ void bts_step_trap(struct bts_session *s, struct bts_thread *t)
 	if (t->sig_entry) {
 		t->sig_entry = false;
 		bts_thread_emit(s, t, t->sig_from, regs.rip, PTBTS_KIND_SIGNAL);
+		t->in_gap = false;
 	} else if (t->fast) {
 		/* Not a step of ours: nothing ran that is not in the block. */
 		bts_fast_signal(s, t, &regs);
@@ -158,7 +197,7 @@ void bts_step_trap(struct bts_session *s, struct bts_thread *t)
 			return;
 		}
 		complete(s, t, &regs);
-		fresh = t->insn.kind == BTS_INSN_SYSCALL && restarting(&regs);
+		fresh = enters_kernel(t) && restarting(&regs);
 	}
 	bts_fast_enter(s, t, &regs, fresh, !fresh, false);
 }
@@ -192,7 +231,8 @@ int bts_step_signal(struct bts_session *s, struct bts_thread *t, int sig,
 		t->sig_from = regs.rip;
 		/* The kernel stops a stepped thread at the handler's entry. */
 		t->resume_op = PTRACE_SINGLESTEP;
-	} else if (!s->single && bts_fast_fatal(t->tid, sig)) {
+	} else if (!s->single && bts_owns_bps(s, t) &&
+		   bts_fast_fatal(t->tid, sig)) {
 		/* The program dies of it: its core shows none of our int3s. */
 		bts_bp_remove_all(&s->bps);
 		s->bp_off = true;
@@ -213,11 +253,13 @@ void bts_step_exec(struct bts_session *s, struct bts_thread *t)
 	if (get_regs(t, &regs))
 		return;
 	bts_thread_emit(s, t, 0, regs.rip, PTBTS_KIND_EXEC);
+	t->in_gap = false;
+	bts_skip_forget(s);
 	if (t->ring.mode == PTBTS_MODE_BLOCK)
 		bts_thread_drain(s, t);	/* the old image's records first */
 	bts_maps_write_all(s);
-	if (is64 != 1) {
-		/* Not traceable (32-bit): run on untraced, keep the exit status. */
+	if (is64 < 0) {
+		/* Not an ELF we know: run on untraced, keep the exit status. */
 		bts_thread_emit(s, t, 0, PTBTS_GAP_DISABLED, PTBTS_KIND_GAP);
 		t->stepping = false;
 		t->has_pending = false;
@@ -232,4 +274,5 @@ void bts_step_restore(struct bts_session *s)
 {
 	bts_bp_remove_all(&s->bps);
 	s->bp_off = true;
+	bts_place_release(s);
 }

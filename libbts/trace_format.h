@@ -58,11 +58,19 @@ enum bts_chunk_type {
 	BTS_CHUNK_RECORDS	= 5,	/* any number per thread, interleaved */
 	BTS_CHUNK_EXIT		= 6,
 	BTS_CHUNK_END		= 7,	/* exactly one, the last */
-	/* Numbered for later issues; this reader refuses them. */
-	BTS_CHUNK_EXEC		= 8,
+	/* Written optional (trace_procs.c, trace_crash.c). */
+	BTS_CHUNK_EXEC		= 8,	/* an exec: a new image and its maps */
 	BTS_CHUNK_CRASH		= 9,	/* signal, siginfo, registers, stack */
 	/* Written optional: readers older than it skip it. */
 	BTS_CHUNK_CODE		= 10,	/* copies of code pages without a file */
+	/*
+	 * Issue 5: records in the compact encoding (trace_codec.h).  Not
+	 * optional: a reader that skipped it would lose records, so an older
+	 * reader refuses the file ("needs a newer libbts") instead.
+	 */
+	BTS_CHUNK_RECORDS_COMPACT = 16,
+	/* Issue 9, written optional: the bitness of a process's image. */
+	BTS_CHUNK_ABI		= 17,
 };
 
 struct bts_chunk_session {
@@ -130,6 +138,55 @@ struct bts_chunk_code {
 	uint64_t address;	/* address + length does not wrap */
 };
 
+/*
+ * Issue 7.  EXEC and CRASH are written with BTS_CHUNK_OPTIONAL: a reader
+ * older than them reads the records and maps and skips the rest.
+ *
+ * EXEC: thread @tid of @pid exec'd; followed by exe_len bytes of the new
+ * program's path and a NUL.  MAP and CODE chunks after it belong to the
+ * new image (trace_procs.c).
+ */
+struct bts_chunk_exec {
+	int32_t pid;
+	int32_t tid;
+	uint64_t entry;
+	uint32_t exe_len;
+	uint32_t reserved;
+};
+
+/*
+ * CRASH: one chunk per part, told by @part.  BTS_CRASH_SIGNAL (exactly one
+ * per crashed pid, first) is followed by struct bts_chunk_crash_signal;
+ * BTS_CRASH_THREAD (after it, one per thread) by struct
+ * bts_chunk_crash_thread, @nframes struct bts_frame, then err_len bytes of
+ * the unwinder's complaint and a NUL (trace_crash.c).
+ */
+struct bts_chunk_crash {
+	int32_t pid;
+	uint32_t part;
+};
+
+enum { BTS_CRASH_SIGNAL = 1, BTS_CRASH_THREAD = 2 };
+
+struct bts_chunk_crash_signal {
+	int32_t tid;
+	int32_t signo;
+	int32_t code;
+	int32_t si_errno;
+	int32_t sender_pid;
+	uint32_t sender_uid;
+	uint64_t addr;
+	uint8_t siginfo[128];
+};
+
+struct bts_chunk_crash_thread {
+	int32_t tid;
+	uint32_t flags;		/* 1: crashed, 2: has registers */
+	uint32_t nframes;
+	uint32_t err_len;
+	uint64_t regs[27];	/* struct bts_regs */
+};
+
 /* Totals a reader checks: a file cut and re-joined does not pass. */
 struct bts_chunk_end {
 	uint64_t chunks;	/* chunks before this one */
@@ -138,6 +195,24 @@ struct bts_chunk_end {
 
 /* The writer splits larger batches; readers accept any count that fits. */
 #define BTS_RECORDS_PER_CHUNK	16384
+
+/*
+ * Issue 5.  Followed by the chunk's records as one zstd frame of the
+ * trace_codec.h stream, which decompresses to exactly @raw_len bytes.  A
+ * reader allocates from these fields, so they are bounded: @count is
+ * 1..BTS_RECORDS_PER_CHUNK and @raw_len at most BTS_CODEC_REC_MAX bytes a
+ * record; a chunk decodes on its own (no state crosses chunks).
+ */
+struct bts_chunk_records_compact {
+	int32_t pid;
+	int32_t tid;
+	uint32_t count;
+	uint32_t raw_len;	/* bytes of the stream, decompressed */
+	uint32_t codec;		/* BTS_CODEC_DELTA_ZSTD */
+	uint32_t reserved;
+};
+
+#define BTS_CODEC_DELTA_ZSTD	1
 
 _Static_assert(sizeof(struct bts_file_header) == 16, "header layout");
 _Static_assert(sizeof(struct bts_chunk_header) == 8, "chunk header layout");
@@ -149,6 +224,7 @@ _Static_assert(sizeof(struct bts_chunk_records) == 16, "records layout");
 _Static_assert(sizeof(struct bts_chunk_exit) == 16, "exit layout");
 _Static_assert(sizeof(struct bts_chunk_end) == 16, "end layout");
 _Static_assert(sizeof(struct bts_chunk_code) == 16, "code layout");
+_Static_assert(sizeof(struct bts_chunk_records_compact) == 24, "compact layout");
 _Static_assert(sizeof(struct ptbts_record) == 24, "record layout");
 
 static inline size_t bts_file_pad(size_t len)
@@ -161,5 +237,24 @@ static inline size_t bts_file_pad(size_t len)
  * *kind gets its kind.  The reader and writer name the record's place.
  */
 const char *bts_record_problem(const struct ptbts_record *rec, int *kind);
+
+/*
+ * Issue 9 (abi32.c): the image of @pid, as of its PROCESS or latest EXEC
+ * chunk, is @bits-bit code (32: i386, decoded in 32-bit mode; 64).  A
+ * process without one is 64-bit; a reader that skips it decodes as 64-bit.
+ */
+struct bts_chunk_abi {
+	int32_t pid;
+	uint32_t bits;		/* 32 or 64 */
+};
+
+/*
+ * trace_writer.c, for the chunks written elsewhere (trace_procs.c,
+ * trace_crash.c): a chunk of @type made of @fixed, @a and the string @str
+ * with its NUL (each may be NULL / 0).
+ */
+struct bts_writer;
+int bts_writer_chunk(struct bts_writer *w, uint32_t type, const void *fixed,
+		     size_t flen, const void *a, size_t alen, const char *str);
 
 #endif /* BTS_TRACE_FORMAT_H */

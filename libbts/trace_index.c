@@ -121,8 +121,22 @@ int bts_tindex_add_batch(struct bts_trace *t, size_t thread, size_t off,
 
 	if (grow(&th->batches, &th->cap, th->nbatches, sizeof(*th->batches)))
 		return -BTS_E_NOMEM;
-	th->batches[th->nbatches++] = (struct bts_batch){ off, count };
+	th->batches[th->nbatches++] = (struct bts_batch){
+		.off = off, .count = count, .first = th->info.nrecords,
+	};
 	th->info.nrecords += count;
+	return 0;
+}
+
+int bts_tindex_add_compact(struct bts_trace *t, size_t thread, size_t off,
+			   uint32_t len, uint32_t count)
+{
+	struct bts_tthread *th = &t->threads[thread];
+
+	if (bts_tindex_add_batch(t, thread, off, count))
+		return -BTS_E_NOMEM;
+	th->batches[th->nbatches - 1].compact = true;
+	th->batches[th->nbatches - 1].len = len;
 	return 0;
 }
 
@@ -229,6 +243,7 @@ void bts_tindex_finish(struct bts_trace *t)
 
 void bts_tindex_free(struct bts_trace *t)
 {
+	bts_compact_free(t);
 	for (size_t i = 0; i < t->nthreads; i++)
 		free(t->threads[i].batches);
 	for (size_t i = 0; i < t->nprocs; i++) {
@@ -300,6 +315,21 @@ void bts_trace_records(const struct bts_trace *t, size_t thread,
 	*it = (struct bts_rec_iter){ .trace = t, .thread = thread };
 }
 
+static int next_compact(struct bts_rec_iter *it, const struct bts_tthread *th,
+			struct ptbts_record *rec)
+{
+	const struct ptbts_record *r;
+	int err = bts_compact_batch(it->trace, it->thread, it->batch, &r);
+
+	if (err) {
+		/* Stop here: a caller looping while the result is non-zero ends. */
+		it->batch = th->nbatches;
+		return err;
+	}
+	*rec = r[it->index++];
+	return 1;
+}
+
 int bts_rec_next(struct bts_rec_iter *it, struct ptbts_record *rec)
 {
 	const struct bts_tthread *th;
@@ -311,6 +341,8 @@ int bts_rec_next(struct bts_rec_iter *it, struct ptbts_record *rec)
 		const struct bts_batch *b = &th->batches[it->batch];
 
 		if (it->index < b->count) {
+			if (b->compact)
+				return next_compact(it, th, rec);
 			/* memcpy: a buffer given to open_mem may be unaligned. */
 			memcpy(rec, it->trace->buf + b->off + it->index * sizeof(*rec),
 			       sizeof(*rec));
@@ -320,8 +352,41 @@ int bts_rec_next(struct bts_rec_iter *it, struct ptbts_record *rec)
 			it->index++;
 			return 1;
 		}
+		if (!b->compact)
+			bts_trace_drop(it->trace, b->off, b->count * sizeof(*rec));
 		it->batch++;
 		it->index = 0;
 	}
 	return 0;
+}
+
+int bts_rec_seek(struct bts_rec_iter *it, uint64_t index)
+{
+	const struct bts_tthread *th;
+	size_t lo = 0, hi;
+
+	if (!it || !it->trace || it->thread >= it->trace->nthreads)
+		return 0;
+	th = &it->trace->threads[it->thread];
+	/* The first batch that ends past @index: ends only grow. */
+	for (hi = th->nbatches; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (th->batches[mid].first + th->batches[mid].count > index)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	it->batch = lo;
+	it->index = lo < th->nbatches ? index - th->batches[lo].first : 0;
+	return lo < th->nbatches;
+}
+
+int bts_trace_format(const struct bts_trace *t)
+{
+	for (size_t i = 0; t && i < t->nthreads; i++)
+		for (size_t j = 0; j < t->threads[i].nbatches; j++)
+			if (t->threads[i].batches[j].compact)
+				return BTS_FORMAT_COMPACT;
+	return BTS_FORMAT_RAW;
 }

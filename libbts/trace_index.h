@@ -22,6 +22,10 @@ struct bts_idmap {
 struct bts_batch {
 	size_t off;		/* of the first record in the trace's bytes */
 	uint32_t count;
+	/* Issue 5: a RECORDS_COMPACT chunk; @off is then its payload's. */
+	bool compact;
+	uint32_t len;		/* compact: the payload's bytes */
+	uint64_t first;		/* the thread's index of its first record */
 };
 
 struct bts_tthread {
@@ -39,6 +43,7 @@ struct bts_tprocess {
 	/* The effective code copies: sorted by addr, none overlapping. */
 	struct bts_code *code;
 	size_t ncode, capcode;
+	uint32_t abi_bits;	/* issue 9: BTS_CHUNK_ABI's; 0: 64-bit */
 };
 
 struct bts_trace {
@@ -54,6 +59,8 @@ struct bts_trace {
 	struct bts_tthread *threads;
 	size_t nthreads, capthreads;
 	struct bts_idmap pids, tids;
+	struct bts_trace_ext *ext;	/* trace_procs.h: images, crashes */
+	struct bts_rec_cache *cache;	/* trace_codec_read.c: decoded chunks */
 };
 
 /* Index of a process or thread, or -1. */
@@ -66,6 +73,27 @@ int bts_tindex_add_process(struct bts_trace *t, pid_t pid, pid_t ppid,
 int bts_tindex_add_thread(struct bts_trace *t, size_t process, pid_t tid);
 int bts_tindex_add_batch(struct bts_trace *t, size_t thread, size_t off,
 			 uint32_t count);
+/* A compact batch: @len payload bytes at @off (trace_codec_read.c). */
+int bts_tindex_add_compact(struct bts_trace *t, size_t thread, size_t off,
+			   uint32_t len, uint32_t count);
+
+/*
+ * Compact records (trace_codec_read.c).  The reader of RECORDS_COMPACT
+ * chunks, with trace_reader.c's signature; the records of a compact batch
+ * (decoded into a small cache; an error only when memory ran out or the
+ * file changed since it was checked); the cache's end.
+ */
+int bts_rd_records_compact(struct bts_trace *t, const uint8_t *p, size_t plen,
+			   size_t off);
+int bts_compact_batch(const struct bts_trace *t, size_t thread, size_t batch,
+		      const struct ptbts_record **out);
+void bts_compact_free(struct bts_trace *t);
+/*
+ * Lets the kernel drop the pages of a mapped file's bytes [off, off + len)
+ * once read: they come back from the file if read again, so the memory of
+ * reading a trace stays flat however long it is.
+ */
+void bts_trace_drop(const struct bts_trace *t, size_t off, size_t len);
 /* Adds @m to the effective set: it trims or removes the maps it overlaps. */
 int bts_tindex_add_map(struct bts_trace *t, size_t process,
 		       const struct bts_map *m);

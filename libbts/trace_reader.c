@@ -13,7 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "abi32.h"
 #include "trace_index.h"
+#include "trace_procs.h"
 
 #define TRUNCATED_WHY "(an interrupted recording?)"
 
@@ -122,7 +124,10 @@ static int rd_map(struct bts_trace *t, const uint8_t *p, size_t plen,
 	if (proc < 0)
 		return bad(off, "map of a process that has not appeared");
 	memcpy(m.build_id, p + sizeof(c), c.build_id_len);
-	return bts_tindex_add_map(t, proc, &m);
+	/* The union (the decoder's view), then the current image (trace_procs.c). */
+	if (bts_tindex_add_map(t, proc, &m))
+		return -BTS_E_NOMEM;
+	return bts_tprocs_map(t, proc, &m);
 }
 
 static int rd_code(struct bts_trace *t, const uint8_t *p, size_t plen,
@@ -143,7 +148,9 @@ static int rd_code(struct bts_trace *t, const uint8_t *p, size_t plen,
 	proc = bts_tindex_process(t, (int32_t)le32toh(c.pid));
 	if (proc < 0)
 		return bad(off, "code of a process that has not appeared");
-	return bts_tindex_add_code(t, proc, c.address, p + sizeof(c), c.length);
+	if (bts_tindex_add_code(t, proc, c.address, p + sizeof(c), c.length))
+		return -BTS_E_NOMEM;
+	return bts_tprocs_code(t, proc, c.address, p + sizeof(c), c.length);
 }
 
 static int rd_records(struct bts_trace *t, const uint8_t *p, size_t plen,
@@ -179,6 +186,7 @@ static int rd_records(struct bts_trace *t, const uint8_t *p, size_t plen,
 					at, (unsigned long long)r.flags, why);
 	}
 	t->records += c.count;
+	bts_trace_drop(t, roff, (size_t)c.count * sizeof(struct ptbts_record));
 	return bts_tindex_add_batch(t, th, roff, c.count);
 }
 
@@ -251,6 +259,10 @@ static const rd_fn readers[] = {
 	[BTS_CHUNK_EXIT]	= rd_exit,
 	[BTS_CHUNK_END]		= rd_end,
 	[BTS_CHUNK_CODE]	= rd_code,
+	[BTS_CHUNK_RECORDS_COMPACT] = bts_rd_records_compact,	/* issue 5 */
+	[BTS_CHUNK_EXEC]	= bts_rd_exec,
+	[BTS_CHUNK_CRASH]	= bts_rd_crash,
+	[BTS_CHUNK_ABI]		= bts_rd_abi,		/* issue 9 */
 };
 
 static int rd_chunk(struct bts_trace *t, uint32_t type, size_t off,
@@ -323,7 +335,7 @@ static int rd_all(struct bts_trace *t)
 			if (end != t->len)
 				return bad(end, "data after the end chunk");
 			bts_tindex_finish(t);
-			return 0;
+			return bts_tprocs_finish(t);
 		}
 		t->chunks++;
 	}
@@ -344,14 +356,16 @@ static int trace_parse(const void *buf, size_t len, void *mapped,
 		return bts_fail(BTS_E_NOMEM, "trace");
 	t->buf = buf;
 	t->len = len;
+	/* Set before the pass: it may drop pages it has read (bts_trace_drop). */
+	t->mapped = mapped;
 	t->info.version = BTS_FILE_VERSION;
 	err = rd_all(t);
 	if (err) {
+		bts_tprocs_free(t);
 		bts_tindex_free(t);
 		free(t);
 		return err;
 	}
-	t->mapped = mapped;
 	*out = t;
 	return 0;
 }
@@ -415,6 +429,7 @@ void bts_trace_close(struct bts_trace *t)
 		return;
 	if (t->mapped)
 		munmap(t->mapped, t->len);
+	bts_tprocs_free(t);
 	bts_tindex_free(t);
 	free(t);
 }

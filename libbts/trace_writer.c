@@ -17,9 +17,25 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "trace_codec.h"
 #include "trace_format.h"
 
 #define WRITER_BUF	65536
+
+/*
+ * The compact encoding (issue 5) gathers one thread's records until a
+ * chunk is full or anything else is written, so that small batches still
+ * make large chunks (zstd needs them); order across chunks is kept.
+ */
+struct compact {
+	pid_t pid, tid;
+	size_t n;		/* records pending */
+	struct ptbts_record *recs;	/* BTS_RECORDS_PER_CHUNK */
+	uint8_t *enc;		/* their encoding */
+	uint8_t *packed;	/* compressed */
+	size_t packed_cap;
+	struct bts_zstd *zstd;
+};
 
 struct bts_writer {
 	int fd;
@@ -29,6 +45,7 @@ struct bts_writer {
 	char *tmp;
 	uint64_t chunks;
 	uint64_t records;
+	struct compact *compact;	/* NULL: raw records */
 	size_t used;
 	uint8_t buf[WRITER_BUF];
 };
@@ -96,6 +113,8 @@ static int wr_end(struct bts_writer *w, size_t len)
 	return wr_put(w, zero, bts_file_pad(len));
 }
 
+static int wr_compact_flush(struct bts_writer *w);
+
 /* A chunk of a fixed part and up to two variable byte strings. */
 static int wr_chunk(struct bts_writer *w, uint32_t type, const void *fixed,
 		    size_t flen, const void *a, size_t alen, const char *str)
@@ -103,10 +122,21 @@ static int wr_chunk(struct bts_writer *w, uint32_t type, const void *fixed,
 	size_t slen = str ? strlen(str) + 1 : 0;
 	size_t len = flen + alen + slen;
 
+	/* Pending compact records come first: the order of chunks is kept. */
+	if (wr_compact_flush(w))
+		return w->err ? w->err : -BTS_E_INVAL;
 	if (wr_begin(w, type, len) || wr_put(w, fixed, flen) ||
 	    wr_put(w, a, alen) || wr_put(w, str, slen))
 		return w->err ? w->err : -BTS_E_INVAL;
 	return wr_end(w, len);
+}
+
+int bts_writer_chunk(struct bts_writer *w, uint32_t type, const void *fixed,
+		     size_t flen, const void *a, size_t alen, const char *str)
+{
+	if (!w)
+		return bts_fail(BTS_E_INVAL, "no trace writer");
+	return wr_chunk(w, type, fixed, flen, a, alen, str);
 }
 
 static int wr_header(struct bts_writer *w)
@@ -120,8 +150,20 @@ static int wr_header(struct bts_writer *w)
 	return wr_put(w, &h, sizeof(h));
 }
 
+static void compact_free(struct compact *c)
+{
+	if (!c)
+		return;
+	free(c->recs);
+	free(c->enc);
+	free(c->packed);
+	bts_zstd_free(c->zstd);
+	free(c);
+}
+
 static void wr_free(struct bts_writer *w)
 {
+	compact_free(w->compact);
 	free(w->path);
 	free(w->tmp);
 	free(w);
@@ -268,6 +310,91 @@ static int wr_batch(struct bts_writer *w, pid_t pid, pid_t tid,
 	return wr_end(w, len);
 }
 
+/* One RECORDS_COMPACT chunk of the pending records. */
+static int wr_compact_flush(struct bts_writer *w)
+{
+	struct compact *c = w->compact;
+	struct bts_chunk_records_compact h;
+	size_t raw, len;
+	long packed;
+
+	if (!c || !c->n || w->err)
+		return w->err;
+	raw = bts_codec_encode(c->recs, c->n, c->enc);
+	packed = bts_zstd_pack(c->zstd, c->enc, raw, c->packed, c->packed_cap);
+	if (packed < 0)
+		return w->err = (int)packed;
+	h = (struct bts_chunk_records_compact){
+		.pid = htole32(c->pid),
+		.tid = htole32(c->tid),
+		.count = htole32((uint32_t)c->n),
+		.raw_len = htole32((uint32_t)raw),
+		.codec = htole32(BTS_CODEC_DELTA_ZSTD),
+	};
+	len = sizeof(h) + packed;
+	if (wr_begin(w, BTS_CHUNK_RECORDS_COMPACT, len) ||
+	    wr_put(w, &h, sizeof(h)) || wr_put(w, c->packed, packed))
+		return w->err;
+	w->records += c->n;
+	c->n = 0;
+	return wr_end(w, len);
+}
+
+static int wr_compact(struct bts_writer *w, pid_t pid, pid_t tid,
+		      const struct ptbts_record *recs, size_t n)
+{
+	struct compact *c = w->compact;
+
+	if (c->n && (c->pid != pid || c->tid != tid) && wr_compact_flush(w))
+		return w->err;
+	c->pid = pid;
+	c->tid = tid;
+	while (n) {
+		size_t k = BTS_RECORDS_PER_CHUNK - c->n;
+
+		if (k > n)
+			k = n;
+		memcpy(c->recs + c->n, recs, k * sizeof(*recs));
+		c->n += k;
+		recs += k;
+		n -= k;
+		if (c->n == BTS_RECORDS_PER_CHUNK && wr_compact_flush(w))
+			return w->err;
+	}
+	return w->err;
+}
+
+int bts_writer_format(struct bts_writer *w, int format)
+{
+	struct compact *c;
+
+	if (!w || (format != BTS_FORMAT_RAW && format != BTS_FORMAT_COMPACT))
+		return bts_fail(BTS_E_INVAL, "trace format %d", format);
+	if (w->records || (w->compact && w->compact->n))
+		return bts_fail(BTS_E_INVAL, "the trace format is chosen before any record");
+	if (format == BTS_FORMAT_RAW) {
+		compact_free(w->compact);
+		w->compact = NULL;
+		return 0;
+	}
+	if (w->compact)
+		return 0;
+	c = calloc(1, sizeof(*c));
+	if (c) {
+		c->packed_cap = bts_zstd_bound(BTS_RECORDS_PER_CHUNK * BTS_CODEC_REC_MAX);
+		c->recs = calloc(BTS_RECORDS_PER_CHUNK, sizeof(*c->recs));
+		c->enc = malloc(BTS_RECORDS_PER_CHUNK * BTS_CODEC_REC_MAX);
+		c->packed = malloc(c->packed_cap);
+		c->zstd = bts_zstd_new();
+	}
+	if (!c || !c->recs || !c->enc || !c->packed || !c->zstd) {
+		compact_free(c);
+		return bts_fail(BTS_E_NOMEM, "compact trace writer");
+	}
+	w->compact = c;
+	return 0;
+}
+
 int bts_writer_records(struct bts_writer *w, pid_t pid, pid_t tid,
 		       const struct ptbts_record *recs, size_t n)
 {
@@ -284,6 +411,8 @@ int bts_writer_records(struct bts_writer *w, pid_t pid, pid_t tid,
 			return bts_fail(BTS_E_INVAL, "record %zu of thread %d: %s",
 					i, tid, why);
 	}
+	if (w->compact)
+		return w->err ? w->err : wr_compact(w, pid, tid, recs, n);
 	while (n) {
 		size_t k = n < BTS_RECORDS_PER_CHUNK ? n : BTS_RECORDS_PER_CHUNK;
 
@@ -328,11 +457,15 @@ static void sync_dir(const char *path)
 
 static int wr_finish(struct bts_writer *w)
 {
-	struct bts_chunk_end c = {
+	struct bts_chunk_end c;
+
+	/* Pending compact records first: the totals count them. */
+	if (wr_compact_flush(w))
+		return w->err;
+	c = (struct bts_chunk_end){
 		.chunks = htole64(w->chunks),
 		.records = htole64(w->records),
 	};
-
 	if (wr_chunk(w, BTS_CHUNK_END, &c, sizeof(c), NULL, 0, NULL) ||
 	    wr_flush(w))
 		return w->err;

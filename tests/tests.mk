@@ -13,7 +13,8 @@
 #   tests/fuzz/      libFuzzer targets (clang)
 #   tests/bench/     benchmarks, never part of the pass/fail run
 
-TEST_SRC_C  := $(sort $(wildcard tests/harness/*.c tests/unit/*.c tests/e2e/*.c tests/oracle/*.c))
+TEST_SRC_C  := $(sort $(wildcard tests/harness/*.c tests/unit/*.c tests/e2e/*.c tests/oracle/*.c \
+			      tests/gdb/*.c tests/sim/*.c tests/crash/*.c))
 TEST_SRC_CC := $(sort $(wildcard tests/harness/*.cc))
 TEST_OBJ    := $(TEST_SRC_C:%.c=$(O)/obj/%.o) $(TEST_SRC_CC:%.cc=$(O)/obj/%.o)
 TEST_BIN    := $(O)/tests/bts-tests
@@ -28,10 +29,13 @@ $(TEST_BIN): $(TEST_OBJ) $(LIB_A)
 
 # --------------------------------------------------------- traced programs
 PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread
-PROG_C_SRC  := $(filter-out tests/progs/static-% tests/progs/lib%,$(wildcard tests/progs/*.c))
+PROG_C_SRC  := $(filter-out tests/progs/static-% tests/progs/lib% tests/progs/i386-%,\
+			$(wildcard tests/progs/*.c))
 PROG_ST_SRC := $(wildcard tests/progs/static-*.S tests/progs/static-*.c)
 PROG_LIB_SRC := $(wildcard tests/progs/lib*.c)
+PROG_I386_SRC := $(wildcard tests/progs/i386-*.S tests/progs/i386-*.c)
 PROGS := $(PROG_C_SRC:tests/progs/%.c=$(O)/progs/%) \
+	 $(basename $(PROG_I386_SRC:tests/progs/%=$(O)/progs/%)) \
 	 $(basename $(PROG_ST_SRC:tests/progs/%=$(O)/progs/%)) \
 	 $(PROG_LIB_SRC:tests/progs/%.c=$(O)/progs/%.so)
 
@@ -63,6 +67,21 @@ $(O)/progs/static-%: tests/progs/static-%.c
 	$(if $(Q),@echo "  PROG    $@")
 	$(Q)$(CC) -O1 -g -static -nostdlib -no-pie -ffreestanding -fno-stack-protector -fcf-protection=none -o $@ $<
 
+# tests/progs/i386-NAME.S: static 32-bit programs without libc;
+# i386-NAME.c: dynamic 32-bit programs with the i386 libc (gcc-multilib).
+$(O)/progs/i386-%: tests/progs/i386-%.S
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  PROG    $@")
+	$(Q)$(CC) -m32 -g -static -nostdlib -no-pie -o $@ $<
+
+$(O)/progs/i386-%: tests/progs/i386-%.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  PROG    $@")
+	$(Q)$(CC) -m32 $(PROG_CFLAGS) -o $@ $<
+
+# i386-libc is oracle-libc.c built -m32.
+$(O)/progs/i386-libc: tests/progs/oracle-libc.c
+
 progs: $(PROGS)
 
 # ------------------------------------------------------------ ABI checker
@@ -91,6 +110,15 @@ $(O)/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)clang $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRC) $(LIBS)
+
+# The gdb stub's protocol half (framer, parser, dispatch; no transport and
+# no command line), which the packet fuzzer drives without a program.
+GDB_PKT_SRC := $(filter-out btrace/gdbserver/cmd-gdbserver.c btrace/gdbserver/transport.c,\
+			    $(wildcard btrace/gdbserver/*.c))
+$(O)/fuzz/fuzz_gdb_packet: tests/fuzz/fuzz_gdb_packet.c $(GDB_PKT_SRC) $(LIB_SRC)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  FUZZ    $@")
+	$(Q)clang $(CPPFLAGS) -Ibtrace/gdbserver -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(GDB_PKT_SRC) $(LIB_SRC) $(LIBS)
 fuzz: $(FUZZ_BIN)
 
 # ------------------------------------------------------------------ bench

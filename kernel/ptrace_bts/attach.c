@@ -102,6 +102,7 @@ static int ptbts_attach_locked(struct ptbts_session *s,
 	if (err)
 		goto put_thread;
 	ptbts_ring_start(&t->ring, t->buf);
+	ptbts_thread_watch(t);
 	err = ptbts_registry_add(t);
 	if (err)
 		goto release;

@@ -6,6 +6,9 @@
  *	abi_version		PTBTS_ABI_VERSION
  *	record_size		bytes per record
  *	pinned_pages		pages pinned by every session together
+ *	hw_verified		0: the hardware sources have not yet run on a
+ *				CPU with BTS (PTBTS_CAPS_HW_UNVERIFIED)
+ *	percpu_reason		why the per-CPU mode cannot record ("ok")
  *	sources/<name>/available	1 or 0
  *	sources/<name>/reason	why not, in words ("ok" when available)
  *
@@ -15,6 +18,7 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
+#include "hw.h"
 #include "ptbts.h"
 
 static void ptbts_caps_fill(struct ptbts_caps *caps)
@@ -30,8 +34,10 @@ static void ptbts_caps_fill(struct ptbts_caps *caps)
 		if (caps->unavail[src] == PTBTS_OK)
 			caps->sources |= 1U << src;
 	}
-	caps->pebs_format = ~0U;
-	caps->pebs_record_size = 0;
+	caps->pebs_format = ptbts_hw_pebs_format();
+	caps->pebs_record_size = ptbts_hw_pebs_record_size();
+	caps->flags = PTBTS_CAPS_HW_UNVERIFIED;
+	caps->percpu_unavail = ptbts_hw_percpu_unavail();
 }
 
 /**
@@ -82,7 +88,22 @@ static ssize_t pinned_pages_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%ld\n", ptbts_pinned_pages());
 }
 
+static ssize_t hw_verified_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "0\n");
+}
+
+static ssize_t percpu_reason_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  ptbts_unavail_name(ptbts_hw_percpu_unavail()));
+}
+
 static struct kobj_attribute ptbts_attr_abi = __ATTR_RO(abi_version);
+static struct kobj_attribute ptbts_attr_hwv = __ATTR_RO(hw_verified);
+static struct kobj_attribute ptbts_attr_percpu = __ATTR_RO(percpu_reason);
 static struct kobj_attribute ptbts_attr_rec = __ATTR_RO(record_size);
 static struct kobj_attribute ptbts_attr_pinned = __ATTR_RO(pinned_pages);
 
@@ -90,6 +111,8 @@ static struct attribute *ptbts_root_attrs[] = {
 	&ptbts_attr_abi.attr,
 	&ptbts_attr_rec.attr,
 	&ptbts_attr_pinned.attr,
+	&ptbts_attr_hwv.attr,
+	&ptbts_attr_percpu.attr,
 	NULL
 };
 

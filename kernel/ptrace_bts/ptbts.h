@@ -109,6 +109,8 @@ struct ptbts_session {
  * @step:         the kmod-step state, or NULL
  * @buf:          the buffer; taken exactly once, by whoever releases it
  * @release_work: releases @buf after the thread or its tracer exited
+ * @chld_wait:    on the tracer's child-notification queue while @buf is
+ *                held: the thread's ptrace stops wake WAIT and poll()
  *
  * The positions live here, in kernel memory: nothing the kernel reads back
  * from the buffer is trusted.
@@ -128,6 +130,7 @@ struct ptbts_thread {
 	struct ptbts_step *step;
 	struct ptbts_buf *buf;
 	struct work_struct release_work;
+	struct wait_queue_entry chld_wait;
 };
 
 /**
@@ -179,6 +182,7 @@ struct ptbts_thread *ptbts_session_find(struct ptbts_session *s, pid_t tid);
 struct ptbts_thread *ptbts_thread_new(struct ptbts_session *s,
 				      struct task_struct *task,
 				      const struct ptbts_config *cfg);
+void ptbts_thread_watch(struct ptbts_thread *t);
 void ptbts_thread_put(struct ptbts_thread *t);
 void ptbts_thread_release(struct ptbts_thread *t);
 void ptbts_thread_end(struct ptbts_thread *t);

@@ -3,12 +3,14 @@
  * ptrace_bts: the recording sources, what each needs and why it may be
  * missing here.
  *
- * kmod-step works on every x86-64 CPU.  kmod-bts and kmod-pebs are not
- * built yet: ATTACH refuses them.
+ * kmod-step works on every x86-64 CPU.  kmod-bts and kmod-pebs need an
+ * Intel CPU with DS, no PTI and a privileged caller (hw_detect.c says why
+ * not); kmod-pebs's recorder is not written yet, so ATTACH refuses it.
  */
 #include <linux/errno.h>
 #include <linux/kernel.h>
 
+#include "hw.h"
 #include "ptbts.h"
 
 static const struct ptbts_source_ops ptbts_step_ops = {
@@ -29,8 +31,10 @@ u8 ptbts_source_unavail(u32 source)
 	case PTBTS_SOURCE_KMOD_STEP:
 		return PTBTS_OK;
 	case PTBTS_SOURCE_KMOD_BTS:
+		return ptbts_hw_unavail(source, false);
 	case PTBTS_SOURCE_KMOD_PEBS:
-		return PTBTS_UNAVAIL_NOT_BUILT;
+		/* The hardware's reason first: it is the one to fix first. */
+		return ptbts_hw_unavail(source, false) ?: PTBTS_UNAVAIL_NOT_BUILT;
 	case PTBTS_SOURCE_PERF_BTS:
 	case PTBTS_SOURCE_PTRACE_STEP:
 		return PTBTS_UNAVAIL_NOT_KERNEL;
@@ -58,6 +62,9 @@ const char *ptbts_unavail_name(u8 reason)
 		[PTBTS_UNAVAIL_PTI]		= "page-table isolation",
 		[PTBTS_UNAVAIL_PEBS_FMT]	= "PEBS format not supported",
 		[PTBTS_UNAVAIL_NOT_KERNEL]	= "a user-space source",
+		[PTBTS_UNAVAIL_ERRATUM]		= "BTS erratum on this CPU model",
+		[PTBTS_UNAVAIL_NO_CAP]		= "needs CAP_PERFMON or CAP_SYS_ADMIN",
+		[PTBTS_UNAVAIL_PERF_BUSY]	= "perf is using the PMU",
 	};
 
 	if (reason >= ARRAY_SIZE(names) || !names[reason])
@@ -68,19 +75,33 @@ const char *ptbts_unavail_name(u8 reason)
 /**
  * ptbts_source_get() - the operations of a source ATTACH may use
  * @source: an &enum ptbts_source from user space
- * @err:    set to -EINVAL for a number that is not a module source, or to
- *          -EOPNOTSUPP for a module source that cannot record here
+ * @err:    set to -EINVAL for a number that is not a module source, to
+ *          -EPERM for kmod-pebs and a caller without CAP_PERFMON or
+ *          CAP_SYS_ADMIN (kmod-bts's start answers so), or to -EOPNOTSUPP
+ *          for a hardware source that cannot record here
  *
  * Return: the source's operations, or NULL with @err set.
  */
 const struct ptbts_source_ops *ptbts_source_get(u32 source, int *err)
 {
+	u8 why;
+
 	switch (source) {
 	case PTBTS_SOURCE_KMOD_STEP:
 		return &ptbts_step_ops;
 	case PTBTS_SOURCE_KMOD_BTS:
-	case PTBTS_SOURCE_KMOD_PEBS:
+		/*
+		 * Only the machine's reasons here: they never change, so a
+		 * thread that started is always stopped.  The caller's
+		 * privilege and perf's use of the PMU are start's to check.
+		 */
+		if (ptbts_hw_unavail(source, PTBTS_HW_MACHINE) == PTBTS_OK)
+			return &ptbts_bts_ops;
 		*err = -EOPNOTSUPP;
+		return NULL;
+	case PTBTS_SOURCE_KMOD_PEBS:
+		why = ptbts_hw_unavail(source, true);
+		*err = why == PTBTS_UNAVAIL_NO_CAP ? -EPERM : -EOPNOTSUPP;
 		return NULL;
 	default:
 		*err = -EINVAL;

@@ -18,6 +18,7 @@
 
 #include "ptbts.h"
 
+struct ptbts_insn;
 struct pt_regs;
 
 /* Records one trap may need to hold while a BLOCK-mode buffer is full. */
@@ -35,14 +36,18 @@ struct pt_regs;
  * @twork:     the work run before the thread returns to user mode
  * @tw_queued: bit 0: @twork is queued
  * @tw_thread: the attachment @twork was queued for (a reference)
+ * @kick:      unload's task_work: takes the flag back (step_table.c)
+ * @kicked:    bit 0: @kick is queued
  * @rcu:       frees the state
  * @prev_pc:   the instruction the thread was about to run at its last trap
  * @prev_ax:   rax then (the syscall number, if it is a syscall)
- * @sigret_pc: where an rt_sigreturn at @prev_pc will resume, read from
- *             its frame before it ran
+ * @sigret_pc: where the rt_sigreturn at @prev_pc resumed, taken from the
+ *             registers it restored (step_sigret.c)
  * @sig_from:  the pc a signal interrupted, until the handler's frame is set
  * @has_prev:  @prev_pc is known
- * @sigret_ok: @sigret_pc was read
+ * @sigret_ok: @sigret_pc is known
+ * @up_wait:   the int3 at @prev_pc went to uprobes without the trap flag:
+ *             the task_work takes over once uprobes is done (step_uprobe.c)
  * @sig_pending: a caught signal is being delivered
  * @in_gap:    a GAP marker was written and no instruction decoded since
  * @off:       the program cleared the trap flag: recording ended
@@ -62,6 +67,8 @@ struct ptbts_step {
 	struct callback_head twork;
 	unsigned long tw_queued;
 	struct ptbts_thread *tw_thread;
+	struct callback_head kick;
+	unsigned long kicked;
 	struct rcu_head rcu;
 
 	u64 prev_pc;
@@ -70,6 +77,7 @@ struct ptbts_step {
 	u64 sig_from;
 	bool has_prev;
 	bool sigret_ok;
+	bool up_wait;
 	bool sig_pending;
 	bool in_gap;
 	bool off;
@@ -80,9 +88,11 @@ struct ptbts_step {
 /* step_table.c */
 struct ptbts_step *ptbts_step_find(struct task_struct *task);
 void ptbts_step_put(struct ptbts_step *st);
-void ptbts_step_unhash(struct ptbts_step *st);
+bool ptbts_step_unhash(struct ptbts_step *st);
+void ptbts_step_drop_all(void);
 
 /* step_trap.c */
+bool ptbts_step_taken(const struct ptbts_insn *insn, u64 pc, u64 next);
 void ptbts_step_pend(struct ptbts_step *st, struct pt_regs *regs);
 void ptbts_step_complete(struct ptbts_step *st, struct ptbts_thread *t,
 			 struct pt_regs *regs);
@@ -92,8 +102,18 @@ int ptbts_step_notifier_init(void);
 void ptbts_step_notifier_exit(void);
 
 /* step_hooks.c */
+void ptbts_step_rearm(void);
 void ptbts_step_queue_work(struct ptbts_step *st, struct ptbts_thread *t);
 int ptbts_step_hooks_init(void);
 void ptbts_step_hooks_exit(void);
+
+/* step_uprobe.c */
+int ptbts_step_uprobe_init(void);
+void ptbts_step_uprobe_exit(void);
+void ptbts_step_uprobe_done(struct ptbts_step *st);
+
+/* step_sigret.c */
+int ptbts_step_sigret_init(void);
+void ptbts_step_sigret_exit(void);
 
 #endif /* PTBTS_STEP_H */

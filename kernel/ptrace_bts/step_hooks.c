@@ -17,7 +17,9 @@
  *    -> handler} and sets the flag again.  sigreturn restores the flag from
  *    the frame (step_trap.c writes its record);
  *  - in BLOCK mode, records that found the buffer full wait in the same
- *    task_work, killably, for the tracer's ACK.
+ *    task_work, killably, for the tracer's ACK;
+ *  - a uprobe's int3 is handed to uprobes without the trap flag, and the
+ *    same task_work takes the thread back (step_uprobe.c).
  *
  * A resume from a ptrace stop needs nothing: ptrace clears the trap flag on
  * PTRACE_CONT only when TIF_FORCED_TF says that ptrace itself set it, and
@@ -42,7 +44,10 @@ static struct ptbts_thread *ptbts_step_armed(struct ptbts_step *st)
 	return rcu_dereference(st->thread);
 }
 
-static void ptbts_step_rearm(void)
+/**
+ * ptbts_step_rearm() - set the trap flag of current again, as the module's
+ */
+void ptbts_step_rearm(void)
 {
 	clear_thread_flag(TIF_FORCED_TF);
 	current_pt_regs()->flags |= X86_EFLAGS_TF;
@@ -122,6 +127,7 @@ static void ptbts_step_work(struct callback_head *cb)
 
 	/* Anything queued from here on needs a new run. */
 	clear_bit(0, &st->tw_queued);
+	ptbts_step_uprobe_done(st);
 	ptbts_step_signal_done(st);
 	ptbts_step_drain(st, t);
 	ptbts_thread_put(t);
@@ -133,8 +139,8 @@ static void ptbts_step_work(struct callback_head *cb)
  * @st: the state of current
  * @t:  its attachment, found under RCU
  *
- * Any context of current.  The work holds a reference on both, and the
- * state holds the module.
+ * Any context of current.  The work holds a reference on both; module
+ * unload waits for the state, and so for the work.
  */
 void ptbts_step_queue_work(struct ptbts_step *st, struct ptbts_thread *t)
 {

@@ -8,9 +8,15 @@
  * taken back: at the end of the attachment if the thread is in a ptrace
  * stop then (the flag is cleared there), else at the thread's next trap
  * (the notifier clears it: the thread may be running when its tracer dies
- * or closes the session), or at the thread's exit.  While an entry exists
- * it holds a reference on the module, so that the notifier outlives every
- * trap flag the module set: rmmod is refused (-EBUSY) until then.
+ * or closes the session), or at the thread's exit.
+ *
+ * The notifier must outlive every trap flag the module set, but an entry
+ * holds no module reference (rmmod would be refused while a thread that
+ * nobody traces any more still carries a flag).  Instead, module unload
+ * (ptbts_step_drop_all()) waits until every entry is freed: it asks each
+ * thread, through a task_work that interrupts a sleep as a signal does, to
+ * take the flag back itself before it returns to user mode.  A thread in a
+ * ptrace stop does so when its tracer resumes it; unload waits until then.
  */
 #include <linux/module.h>
 #include <linux/ptrace.h>
@@ -20,12 +26,17 @@
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/task_work.h>
+#include <linux/wait.h>
 
 #include "step.h"
 
 static DEFINE_HASHTABLE(ptbts_steps, 6);
 /* Writers of the table; readers use RCU. */
 static DEFINE_SPINLOCK(ptbts_steps_lock);
+/* States not yet freed, and module unload waiting for none. */
+static atomic_t ptbts_steps_alive = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(ptbts_steps_gone);
 
 static struct ptbts_step *ptbts_step_lookup(struct task_struct *task)
 {
@@ -57,23 +68,18 @@ static void ptbts_step_free(struct rcu_head *rcu)
 
 	put_task_struct(st->task);
 	kfree(st);
+	if (atomic_dec_and_test(&ptbts_steps_alive))
+		wake_up_all(&ptbts_steps_gone);
 }
 
 /**
  * ptbts_step_put() - drop a reference; any context
  * @st: the state
- *
- * The module reference goes with the last one, not in the RCU callback, so
- * that rmmod right after a traced program ended does not find the module
- * busy; ptbts_step_exit() waits for the callback (rcu_barrier()), which is
- * queued first.
  */
 void ptbts_step_put(struct ptbts_step *st)
 {
-	if (!refcount_dec_and_test(&st->ref))
-		return;
-	call_rcu(&st->rcu, ptbts_step_free);
-	module_put(THIS_MODULE);
+	if (refcount_dec_and_test(&st->ref))
+		call_rcu(&st->rcu, ptbts_step_free);
 }
 
 /* Under the lock: out of the table.  Return: whether it was in. */
@@ -90,9 +96,11 @@ static bool ptbts_step_unhash_locked(struct ptbts_step *st)
  * ptbts_step_unhash() - take an entry out and drop the table's reference
  * @st: the state; the caller holds it (RCU or a reference)
  *
- * Any context: the notifier calls it once it took the flag back.
+ * Any context: the notifier calls it to take the flag back.
+ *
+ * Return: whether it was in (the caller then owns the flag).
  */
-void ptbts_step_unhash(struct ptbts_step *st)
+bool ptbts_step_unhash(struct ptbts_step *st)
 {
 	unsigned long flags;
 	bool was;
@@ -102,6 +110,7 @@ void ptbts_step_unhash(struct ptbts_step *st)
 	spin_unlock_irqrestore(&ptbts_steps_lock, flags);
 	if (was)
 		ptbts_step_put(st);
+	return was;
 }
 
 static struct ptbts_step *ptbts_step_new(struct ptbts_thread *t)
@@ -123,7 +132,7 @@ static struct ptbts_step *ptbts_step_new(struct ptbts_thread *t)
 	st->prev_pc = regs->ip;
 	st->prev_ax = regs->ax;
 	st->has_prev = true;
-	__module_get(THIS_MODULE);
+	atomic_inc(&ptbts_steps_alive);
 	return st;
 }
 
@@ -218,8 +227,58 @@ void ptbts_step_task_exit(struct task_struct *p)
 	rcu_read_unlock();
 }
 
+/*
+ * In the thread, before it returns to user mode: no attachment is left
+ * (the module is going), so a flag that is still the module's goes.  A
+ * ptrace single-step's flag is ptrace's.
+ */
+static void ptbts_step_kick_work(struct callback_head *cb)
+{
+	struct ptbts_step *st = container_of(cb, struct ptbts_step, kick);
+
+	if (ptbts_step_unhash(st) && !test_thread_flag(TIF_SINGLESTEP))
+		current_pt_regs()->flags &= ~X86_EFLAGS_TF;
+	ptbts_step_put(st);
+}
+
+/* Under RCU: ask the thread of @st to take its flag back. */
+static void ptbts_step_kick(struct ptbts_step *st)
+{
+	/* One just taken out gets a kick that finds nothing to do. */
+	if (test_and_set_bit(0, &st->kicked) ||
+	    !refcount_inc_not_zero(&st->ref))
+		return;
+	init_task_work(&st->kick, ptbts_step_kick_work);
+	/* Exiting: its exit probe takes the entry out. */
+	if (task_work_add(st->task, &st->kick, TWA_SIGNAL))
+		ptbts_step_put(st);
+}
+
 /**
- * ptbts_step_init() - the notifier and the probes kmod-step needs
+ * ptbts_step_drop_all() - module unload: wait until no state is left
+ *
+ * No session is open (each holds a module reference), so no entry has an
+ * attachment.  What is left are flags of threads that ran when their
+ * attachment ended, and task_works of theirs not yet run.  Each such
+ * thread is made to drop its flag on its way to user mode; a thread that
+ * exits drops its entry in the exit probe.  The notifier and the probes
+ * stay registered until then.  TASK_IDLE: a thread held in a ptrace stop
+ * keeps unload waiting, which is no hung task.
+ */
+void ptbts_step_drop_all(void)
+{
+	struct ptbts_step *st;
+	int bkt;
+
+	rcu_read_lock();
+	hash_for_each_rcu(ptbts_steps, bkt, st, hnode)
+		ptbts_step_kick(st);
+	rcu_read_unlock();
+	wait_event_idle(ptbts_steps_gone, !atomic_read(&ptbts_steps_alive));
+}
+
+/**
+ * ptbts_step_init() - the notifiers and the probes kmod-step needs
  *
  * Return: 0 or a negative errno.
  */
@@ -229,22 +288,39 @@ int ptbts_step_init(void)
 
 	if (err)
 		return err;
+	err = ptbts_step_sigret_init();
+	if (err)
+		goto hooks_exit;
+	err = ptbts_step_uprobe_init();
+	if (err)
+		goto sigret_exit;
 	err = ptbts_step_notifier_init();
 	if (err)
-		ptbts_step_hooks_exit();
+		goto uprobe_exit;
+	return 0;
+
+uprobe_exit:
+	ptbts_step_uprobe_exit();
+sigret_exit:
+	ptbts_step_sigret_exit();
+hooks_exit:
+	ptbts_step_hooks_exit();
 	return err;
 }
 
 /**
- * ptbts_step_exit() - remove the notifier and the probes
+ * ptbts_step_exit() - wait for the last state, remove notifiers and probes
  *
- * Every entry holds a module reference, so none is left here: no task has
- * a trap flag of the module's.  The RCU callbacks that freed the last ones
- * may still be running; rcu_barrier() waits for them.
+ * Once ptbts_step_drop_all() returns, no task has a trap flag of the
+ * module's and no task_work of the module's is queued, so nothing can run
+ * the notifiers' or the works' code any more.
  */
 void ptbts_step_exit(void)
 {
+	ptbts_step_drop_all();
 	ptbts_step_notifier_exit();
+	ptbts_step_uprobe_exit();
+	ptbts_step_sigret_exit();
 	ptbts_step_hooks_exit();
 	rcu_barrier();
 }

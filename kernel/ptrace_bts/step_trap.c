@@ -13,8 +13,9 @@
  * returns to user mode with it set again: the instruction after the
  * syscall then runs with no trap before it, and the next trap comes one
  * instruction late.  That instruction is classified too.  rt_sigreturn
- * returns elsewhere, to the pc in its frame, which is read (before the
- * syscall runs) when the pending instruction may be one.
+ * returns elsewhere, to the pc it restored from its frame, which a return
+ * probe on the syscall takes from the registers (step_sigret.c): a frame
+ * read before the syscall ran could differ from what it restored.
  *
  * The notifier runs with interrupts off and never sleeps: code is read with
  * copy_from_user_nofault() (a failure is a GAP marker, never a guess), the
@@ -27,17 +28,20 @@
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 #include <asm/debugreg.h>
-#include <asm/sigframe.h>
 #include <asm/unistd.h>
 
 #include "branch.h"
 #include "step.h"
 
-/* x86-64 rt_sigreturn finds its frame just below the stack pointer. */
-#define PTBTS_SIGRET_IP_OFF \
-	(offsetof(struct rt_sigframe, uc.uc_mcontext.ip) - sizeof(long))
-
-static bool ptbts_taken(const struct ptbts_insn *insn, u64 pc, u64 next)
+/**
+ * ptbts_step_taken() - whether an instruction that ran was a taken branch
+ * @insn: the classifier's view of it
+ * @pc:   its address
+ * @next: the pc after it ran
+ *
+ * Return: true when it is recorded.
+ */
+bool ptbts_step_taken(const struct ptbts_insn *insn, u64 pc, u64 next)
 {
 	switch (insn->kind) {
 	case PTBTS_BR_JCC:
@@ -134,7 +138,14 @@ static void ptbts_step_after_syscall(struct ptbts_step *st,
 	u64 mid = st->prev_pc + len;
 	struct ptbts_insn insn;
 
-	if (st->sigret_ok && st->prev_ax == __NR_rt_sigreturn) {
+	if (st->prev_ax == __NR_rt_sigreturn && mode64) {
+		/* Where it went is unknown (the probe missed it): say so. */
+		if (!st->sigret_ok) {
+			ptbts_step_emit(st, t, 0, PTBTS_GAP_UNREADABLE,
+					PTBTS_KIND_GAP);
+			st->in_gap = true;
+			return;
+		}
 		if (st->sigret_pc != mid)
 			ptbts_step_emit(st, t, st->prev_pc, st->sigret_pc,
 					PTBTS_KIND_SIGRETURN);
@@ -145,7 +156,7 @@ static void ptbts_step_after_syscall(struct ptbts_step *st,
 		return;
 	if (ptbts_step_fetch(st, t, mid, mode64, &insn))
 		return;
-	if (ptbts_taken(&insn, mid, pc))
+	if (ptbts_step_taken(&insn, mid, pc))
 		ptbts_step_emit(st, t, mid, pc, PTBTS_KIND_BRANCH);
 }
 
@@ -168,7 +179,7 @@ void ptbts_step_complete(struct ptbts_step *st, struct ptbts_thread *t,
 		return;
 	if (insn.kind == PTBTS_BR_SYSCALL)
 		ptbts_step_after_syscall(st, t, insn.len, regs->ip, mode64);
-	else if (ptbts_taken(&insn, st->prev_pc, regs->ip))
+	else if (ptbts_step_taken(&insn, st->prev_pc, regs->ip))
 		ptbts_step_emit(st, t, st->prev_pc, regs->ip, PTBTS_KIND_BRANCH);
 }
 
@@ -179,18 +190,11 @@ void ptbts_step_complete(struct ptbts_step *st, struct ptbts_thread *t,
  */
 void ptbts_step_pend(struct ptbts_step *st, struct pt_regs *regs)
 {
-	const void __user *ip;
-
 	st->prev_pc = regs->ip;
 	st->prev_ax = regs->ax;
 	st->has_prev = true;
+	/* Set by the return probe if this is an rt_sigreturn that ran. */
 	st->sigret_ok = false;
-	/* Its frame is gone once it ran: read the resume pc now. */
-	if (regs->ax == __NR_rt_sigreturn && user_64bit_mode(regs)) {
-		ip = (const void __user *)(regs->sp + PTBTS_SIGRET_IP_OFF);
-		st->sigret_ok = !copy_from_user_nofault(&st->sigret_pc, ip,
-							sizeof(st->sigret_pc));
-	}
 }
 
 /* A trap of an attached thread. */
@@ -213,8 +217,10 @@ static void ptbts_step_trap(struct ptbts_step *st, struct ptbts_thread *t,
  * Whose single-step is this?  Ours only when the task is in the table and
  * the trap came from user mode.  A ptrace single-step of the same thread
  * (TIF_SINGLESTEP) is recorded too, but left to ptrace, which turns it into
- * the tracer's SIGTRAP; kprobes do not step with TF on 6.1 and uprobes'
- * notifier runs before this one (higher priority) and claims its own.
+ * the tracer's SIGTRAP; kprobes do not step user code, and uprobes'
+ * notifier runs before this one (higher priority) and claims the step of
+ * its out-of-line copy, which step_uprobe.c arranges to happen without the
+ * module's trap flag.
  */
 static int ptbts_step_notify(struct notifier_block *nb, unsigned long val,
 			     void *data)
@@ -239,10 +245,9 @@ static int ptbts_step_notify(struct notifier_block *nb, unsigned long val,
 	t = rcu_dereference(st->thread);
 	if (t) {
 		ptbts_step_trap(st, t, regs);
-	} else if (ret == NOTIFY_STOP) {
+	} else if (ret == NOTIFY_STOP && ptbts_step_unhash(st)) {
 		/* The attachment ended while the thread ran: take the flag back. */
 		regs->flags &= ~X86_EFLAGS_TF;
-		ptbts_step_unhash(st);
 	}
 out:
 	rcu_read_unlock();

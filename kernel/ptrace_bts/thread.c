@@ -8,6 +8,7 @@
  */
 #include <linux/sched.h>
 #include <linux/sched/jobctl.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 
@@ -47,6 +48,37 @@ struct ptbts_thread *ptbts_thread_new(struct ptbts_session *s,
 	return t;
 }
 
+/*
+ * The tracer's process is told of every state change of its children
+ * (signal->wait_chldexit, what waitpid() sleeps on), a ptrace stop of
+ * @t's thread included: that one makes the thread ready.  Called under the
+ * queue's lock with interrupts off: the wakeup goes through the ring's
+ * irq_work, as a producer's does.
+ */
+static int ptbts_thread_chld_wake(struct wait_queue_entry *wq,
+				  unsigned int mode, int sync, void *key)
+{
+	struct ptbts_thread *t = container_of(wq, struct ptbts_thread,
+					      chld_wait);
+
+	if (key == t->task)
+		irq_work_queue(&t->ring.wake_work);
+	return 0;
+}
+
+/**
+ * ptbts_thread_watch() - wake WAIT and poll() when the thread stops
+ * @t: the thread object, its buffer held, attached by current
+ *
+ * Undone when the buffer is released.  The tracer's task reference keeps
+ * its signal_struct, and so the queue, alive until then.
+ */
+void ptbts_thread_watch(struct ptbts_thread *t)
+{
+	init_waitqueue_func_entry(&t->chld_wait, ptbts_thread_chld_wake);
+	add_wait_queue(&t->tracer->signal->wait_chldexit, &t->chld_wait);
+}
+
 /**
  * ptbts_thread_put() - drop a reference
  * @t: the thread object
@@ -78,6 +110,7 @@ void ptbts_thread_release(struct ptbts_thread *t)
 	ops = ptbts_source_get(t->source, &err);
 	if (ops && ops->stop)
 		ops->stop(t);
+	remove_wait_queue(&t->tracer->signal->wait_chldexit, &t->chld_wait);
 	ptbts_ring_stop(&t->ring);
 	ptbts_buf_release(buf);
 }

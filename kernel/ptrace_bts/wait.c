@@ -2,12 +2,11 @@
 /*
  * ptrace_bts: WAIT, ACK and poll(), the consumer's side of a ring.
  *
- * A WAIT sleeps on the thread's ring and also on the tracer's own
- * child-notification queue (signal->wait_chldexit, what waitpid() sleeps
- * on), so that a tracee entering a ptrace stop ends the wait as its exit
- * does: a tracer blocked in WAIT would otherwise never learn of the stop.
- * poll() cannot do the same safely (an epoll entry outlives the call, the
- * queue belongs to the caller), so it wakes on thresholds and ends only.
+ * Both wake when a thread becomes ready: its unread records reach the
+ * threshold (ring.c), it ends, or it enters a ptrace stop (the attachment
+ * watches its tracer's child-notification queue, thread.c): a tracer
+ * blocked in WAIT or poll() would otherwise never learn of the stop.  A
+ * WAIT also sleeps on that queue itself, as waitpid() does.
  */
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>

@@ -81,13 +81,16 @@ BTS_API const char *bts_kind_name(int kind);
 
 /* "auto", "kmod-bts", "kmod-pebs", "kmod-step", "perf-bts", "ptrace-step". */
 BTS_API const char *bts_source_name(int source);
-/* The &enum ptbts_source (or BTS_SOURCE_AUTO) for a name, or -BTS_E_INVAL. */
-BTS_API int bts_source_parse(const char *name);
+/*
+ * The &enum ptbts_source (or BTS_SOURCE_AUTO, which is negative) for a
+ * name into *source: 0, or -BTS_E_INVAL (and *source untouched).
+ */
+BTS_API int bts_source_parse(const char *name, int *source);
 
 struct bts_source_info {
 	int source;		/* &enum ptbts_source */
 	bool available;
-	char why[160];		/* when not available: why, and what to do */
+	char why[320];		/* when not available: why, and what to do */
 };
 
 /*
@@ -95,6 +98,52 @@ struct bts_source_info {
  * entries and returns how many sources there are.
  */
 BTS_API int bts_probe_sources(struct bts_source_info *out, size_t n);
+
+/* ------------------------------------------------ refusals (issue 9) */
+
+/*
+ * Why tracing is refused on this machine: each check reads the system's
+ * state (and tries ptrace and perf_event_open once) and says it in one
+ * line, with what to do.  `btrace info` prints every check; a command that
+ * is refused prints the line of the check that refuses it.
+ *
+ * For tests only: when the environment holds BTS_PROC_ROOT or
+ * BTS_SYSFS_ROOT (and the process is not setuid), the files under /proc
+ * and /sys that the checks and the perf-bts availability read are read
+ * below that directory instead (BTS_PROC_ROOT/sys/kernel/..., BTS_PROC_ROOT/
+ * self/status, BTS_PROC_ROOT/cpuinfo, BTS_SYSFS_ROOT/kernel/security/
+ * lockdown, ...).  The tries are always real.
+ */
+enum bts_refusal_check {
+	BTS_REFUSAL_YAMA = 0,	/* Yama's kernel.yama.ptrace_scope */
+	BTS_REFUSAL_POLICY,	/* a seccomp or container policy blocks ptrace
+				 * or perf_event_open */
+	BTS_REFUSAL_PARANOID,	/* kernel.perf_event_paranoid */
+	BTS_REFUSAL_PTI,	/* page-table isolation on or off */
+	BTS_REFUSAL_LOCKDOWN,	/* kernel lockdown (signed modules only) */
+	BTS_REFUSAL_MODULE,	/* ptrace_bts module not loaded, or another ABI */
+	BTS_REFUSAL_MAX,
+};
+
+struct bts_refusal {
+	int check;		/* &enum bts_refusal_check */
+	uint32_t sources;	/* 1 << &enum ptbts_source for each source it
+				 * refuses; 0: nothing is refused */
+	bool attach_only;	/* only attaching to a running process is refused */
+	char line[320];		/* "ok: ..." when nothing is refused; else
+				 * what is refused, why, and what to do */
+};
+
+/* "yama", "policy", "paranoid", "pti", "lockdown", "module"; NULL past the last. */
+BTS_API const char *bts_refusal_name(int check);
+/* Runs one check into *out: 0, or -BTS_E_INVAL for an unknown check. */
+BTS_API int bts_refusal_check(int check, struct bts_refusal *out);
+/*
+ * The first check, in enum order, that refuses @source (BTS_SOURCE_AUTO:
+ * every source, i.e. ptrace itself); @attach: the process is not ours to
+ * start (`record -p`).  1 and *out filled, or 0 when none refuses it.
+ */
+BTS_API int bts_refusal_for(int source, bool attach, struct bts_refusal *out);
 
 /* -------------------------------------------------------------------- ring */
 
@@ -461,6 +510,16 @@ struct bts_session_opts {
 	int mode;		/* &enum ptbts_mode: RING or BLOCK */
 	uint64_t buffer_size;	/* bytes per thread; 0: the default (4 MiB) */
 	struct bts_writer *writer; /* where the trace goes; may be NULL */
+	/* Issue 7: see "following, on-crash" below. */
+	bool no_follow;
+	bool on_crash;
+	const char *crash_pattern;
+	/* Issue 5 (speed helper): see "placement, filters, limits" below. */
+	int cpu_placement;	/* &enum bts_cpu_placement */
+	int cpu;		/* BTS_CPU_PIN: the CPU */
+	const char *const *skip; /* NULL-terminated globs, or NULL */
+	uint64_t max_size;	/* bytes of records (24 each); 0: no bound */
+	uint64_t duration_ms;	/* 0: no bound */
 };
 
 /*
@@ -491,10 +550,401 @@ struct bts_session_stats {
 	pid_t pid;		/* the main process */
 	bool exited;		/* the main process ended (not detached) */
 	int status;		/* its waitpid() status, when @exited */
+	int cut;		/* &enum bts_cut: why the recording was cut short */
 };
 BTS_API void bts_session_stats(const struct bts_session *s,
 			       struct bts_session_stats *st);
 BTS_API void bts_session_free(struct bts_session *s);
+
+/* ============================================================================
+ * Issue 7 (crash helper): processes, exec images and crash state in a trace.
+ *
+ * A trace may hold several processes (children followed through fork, vfork
+ * and clone) and, per process, several images (one per exec).  A crash
+ * trace (btrace record --on-crash) holds, for the process that died, the
+ * signal and its siginfo, the registers of every thread and their stacks
+ * unwound at the crash.  Everything here is decoded from the file: no live
+ * process is needed.  Strings and arrays belong to the trace.
+ * ========================================================================== */
+
+/* ------------------------------------------------------------ exec images */
+
+/*
+ * One image of a process: what it ran between one exec (or its start) and
+ * the next.  @maps are the maps written while the image ran (as
+ * bts_trace_maps(), a later map replaces what it overlaps), @code the
+ * copies of code no file holds.  bts_trace_maps() keeps returning every
+ * map the process ever had (the union over its images, later ones win).
+ */
+struct bts_image_info {
+	const char *exe;	/* the program: the process's exe, or the exec's path */
+	pid_t tid;		/* the thread that exec'd (0 for the first image) */
+	uint64_t entry;		/* the new image's entry pc (0 for the first) */
+	size_t nmaps;
+	const struct bts_map *maps;
+	size_t ncode;
+	const struct bts_code *code;
+};
+
+/* Images of process @pid, in exec order (>= 1 for a known pid, else 0). */
+BTS_API size_t bts_trace_nimages(const struct bts_trace *t, pid_t pid);
+BTS_API const struct bts_image_info *
+bts_trace_image(const struct bts_trace *t, pid_t pid, size_t i);
+
+/* The index of a thread by its id (for bts_trace_records()), or -1. */
+BTS_API long bts_trace_thread_index(const struct bts_trace *t, pid_t tid);
+
+/* ------------------------------------------------------------ crash state */
+
+/*
+ * x86-64 registers, in the order and meaning of <sys/user.h>'s
+ * struct user_regs_struct (so either can be memcpy'd into the other).
+ */
+struct bts_regs {
+	uint64_t r15, r14, r13, r12, rbp, rbx, r11, r10, r9, r8;
+	uint64_t rax, rcx, rdx, rsi, rdi, orig_rax, rip, cs, eflags, rsp, ss;
+	uint64_t fs_base, gs_base, ds, es, fs, gs;
+};
+
+/* &struct bts_frame.flags */
+#define BTS_FRAME_SIGNAL 0x1	/* a signal frame: @pc is an interrupted pc,
+				 * not a return address */
+
+/*
+ * One frame of an unwound stack, innermost first.  Frame 0 is where the
+ * thread stood (for the crashing thread, the faulting pc).  For the frames
+ * above it @pc is the return address (look up pc - 1 for the call's line,
+ * unless BTS_FRAME_SIGNAL is set).  @sp is the frame's stack pointer and
+ * @cfa its canonical frame address (0 when the unwinder did not say).
+ */
+struct bts_frame {
+	uint64_t pc;
+	uint64_t sp;
+	uint64_t cfa;
+	uint32_t flags;		/* BTS_FRAME_* */
+	uint32_t reserved;
+};
+
+/* A thread of a crashed process as it stood at the crash. */
+struct bts_crash_thread {
+	pid_t tid;
+	bool crashed;		/* the thread the signal was delivered to */
+	bool has_regs;		/* false: its registers could not be read */
+	struct bts_regs regs;
+	size_t nframes;		/* 0: its stack could not be unwound */
+	const struct bts_frame *frames;
+	const char *unwind_error; /* why the unwinding stopped, or NULL */
+};
+
+/* Why and where a process died. */
+struct bts_crash_info {
+	pid_t pid;
+	pid_t tid;		/* the crashing thread */
+	int signo;		/* the signal that killed it (SIGSEGV, ...) */
+	int code;		/* siginfo si_code (SEGV_MAPERR, SI_TKILL, ...) */
+	int si_errno;
+	uint64_t addr;		/* si_addr for SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+				 * SIGTRAP; else 0 */
+	pid_t sender_pid;	/* si_pid for signals sent by kill/tkill/queue */
+	uint32_t sender_uid;
+	uint8_t siginfo[128];	/* the raw siginfo_t as PTRACE_GETSIGINFO gave it */
+	size_t nthreads;	/* bts_trace_crash_thread(t, pid, 0 .. n-1) */
+};
+
+/*
+ * The crash of process @pid, or NULL when the trace holds none for it.
+ * The crashed pids are the processes whose bts_trace_crash() is not NULL;
+ * bts_trace_crashed() gives the first one (a crash file holds exactly
+ * one), or 0.
+ */
+BTS_API const struct bts_crash_info *bts_trace_crash(const struct bts_trace *t,
+						     pid_t pid);
+BTS_API pid_t bts_trace_crashed(const struct bts_trace *t);
+/* Thread @i of the crash of @pid (the crashing one first), or NULL. */
+BTS_API const struct bts_crash_thread *
+bts_trace_crash_thread(const struct bts_trace *t, pid_t pid, size_t i);
+
+/* -------------------------------------------------- writing those chunks */
+
+/* Process @pid's thread @tid exec'd @exe; maps written after it are the new image's. */
+BTS_API int bts_writer_exec(struct bts_writer *w, pid_t pid, pid_t tid,
+			    const char *exe, uint64_t entry);
+/*
+ * The crash of @pid: @info's pid, tid, signo, code, si_errno, addr,
+ * sender_pid, sender_uid and siginfo (nthreads is ignored), then one
+ * bts_writer_crash_thread() per thread (the crashing one first).
+ */
+BTS_API int bts_writer_crash(struct bts_writer *w,
+			     const struct bts_crash_info *info);
+BTS_API int bts_writer_crash_thread(struct bts_writer *w, pid_t pid,
+				    const struct bts_crash_thread *th);
+
+/* ------------------------------------------------------ following, on-crash */
+
+/*
+ * Options of bts_session_opts (issue 7):
+ *   no_follow      children forked, vforked or cloned as processes are let
+ *                  go untraced (the default follows them: each has its own
+ *                  process, threads and records in the trace, and so do
+ *                  theirs; only ptrace-step follows yet);
+ *   on_crash       nothing goes to @writer: every thread keeps its newest
+ *                  @buffer_size / 24 records in RING mode, and a process
+ *                  about to die of a signal (default action, terminating)
+ *                  gets a crash trace of its own, named from @crash_pattern
+ *                  ("%p" pid, "%e" program name, "%%" a percent sign;
+ *                  NULL: "btrace-crash.%e.%p.btr").
+ */
+
+/* A process the session traced (bts_session_process()). */
+struct bts_session_process {
+	pid_t pid;
+	pid_t ppid;
+	const char *exe;	/* its last image */
+	bool exited;		/* its end was seen */
+	int status;		/* waitpid() status, when @exited */
+	const char *crash_file;	/* on-crash: the file written for it, or NULL */
+	const char *crash_error; /* on-crash: why no file could be written, or NULL */
+	int crash_signal;	/* on-crash: the signal it was about to die of, or 0 */
+};
+BTS_API size_t bts_session_nprocesses(const struct bts_session *s);
+BTS_API const struct bts_session_process *
+bts_session_process(const struct bts_session *s, size_t i);
+
+/* ========================================================= end of issue 7 */
+
+/* ============================================================================
+ * Issue 5 (compact helper): compressed trace files.
+ *
+ * A writer writes raw records (24 bytes each, as the kernel gives them)
+ * unless told otherwise; BTS_FORMAT_COMPACT codes them as deltas and
+ * varints compressed with zstd, chunk by chunk, a few bytes a branch.
+ * Readers read both, in any mix, with the same calls; files in the compact
+ * format need a libbts that knows it (older ones refuse them clearly).
+ * bts_rec_next() decodes compact records a chunk at a time; it returns a
+ * negative error (and then 0) only when memory runs out or the file was
+ * changed under an open trace.
+ * ========================================================================== */
+
+enum bts_trace_format {
+	BTS_FORMAT_RAW		= 0,
+	BTS_FORMAT_COMPACT	= 1,
+};
+
+/* Chooses how records are written; only before the first record. */
+BTS_API int bts_writer_format(struct bts_writer *w, int format);
+
+/* BTS_FORMAT_COMPACT when any records of @t are compact, else RAW. */
+BTS_API int bts_trace_format(const struct bts_trace *t);
+
+/*
+ * Moves @it (set up by bts_trace_records()) to the thread's record @index
+ * (0 is the oldest) without reading the records before it: 1 when there
+ * is one there, 0 when @index is past the last (bts_rec_next() then
+ * returns 0).  Compact records decode one chunk at a time; a trace's
+ * records are read by one thread at a time.
+ */
+BTS_API int bts_rec_seek(struct bts_rec_iter *it, uint64_t index);
+
+/* =============================================== end of issue 5 (compact) */
+
+/* ============================================================================
+ * Issue 5 (speed helper): placement, filters, limits of a recording.
+ *
+ * Options of bts_session_opts:
+ *   cpu_placement  BTS_CPU_AUTO (0, the default): a ptrace-step session pins
+ *                  the tracer and every traced thread to the CPU the tracer
+ *                  runs on (each stop then wakes a thread on the same CPU:
+ *                  faster and steadier); BTS_CPU_PIN: to CPU @cpu instead;
+ *                  BTS_CPU_NONE: affinities are left alone.  kmod-step is
+ *                  not placed.  The program sees the one-CPU mask while it
+ *                  is traced; an attached one gets its own back at detach.
+ *   skip           globs (fnmatch) on the file name (basename) of mapped
+ *                  objects, e.g. "libc.so.6", "ld-linux*": their code runs
+ *                  at full speed.  The transfer into such an object and the
+ *                  one out of it are recorded; a PTBTS_KIND_FILTERED marker
+ *                  stands for what ran inside (see README, "Filters").
+ *   max_size       the recording is cut once this many bytes of records
+ *                  (24 bytes each, markers included) were recorded: the
+ *                  trace holds exactly max_size / 24 records;
+ *   duration_ms    ... once this long has passed since the session began
+ *                  (checked at each stop of the program; btrace also arms a
+ *                  timer so that an idle program is cut in time).
+ * A cut recording ends as bts_session_stop() ends one (a spawned program is
+ * killed, an attached one detached); bts_session_stats() says why in @cut.
+ * ========================================================================== */
+
+enum bts_cpu_placement {
+	BTS_CPU_AUTO	= 0,
+	BTS_CPU_NONE	= 1,
+	BTS_CPU_PIN	= 2,
+};
+
+enum bts_cut {
+	BTS_CUT_NONE		= 0,
+	BTS_CUT_MAX_SIZE	= 1,
+	BTS_CUT_DURATION	= 2,
+};
+
+/* ========================================================= end of issue 5 */
+
+/* ============================================================================
+ * Issue 6 (gdbserver helper): a debugger's control of a recording session.
+ *
+ * The program stays recorded by its source (ptrace-step) while a debugger
+ * (btrace gdbserver) stops, steps and inspects it.  All-stop: when one
+ * thread has an event (its breakpoint, a completed step, a signal, an
+ * interrupt), every thread is stopped and held until resumed.  Memory reads
+ * return the original code bytes (bts_read_code), so that neither the
+ * source's int3s nor the debugger's breakpoints show; a breakpoint and a
+ * branch site at one address share one int3.
+ * ========================================================================== */
+
+struct bts_control;
+
+enum bts_stop_kind {
+	BTS_STOP_NONE = 0,
+	BTS_STOP_BREAKPOINT,	/* at a bts_control_insert_bp() address (pc on it) */
+	BTS_STOP_STEP,		/* a BTS_RESUME_STEP completed */
+	BTS_STOP_SIGNAL,	/* @signo arrived; it is delivered on resume with it */
+	BTS_STOP_INTERRUPT,	/* bts_control_interrupt(); @signo SIGINT */
+	BTS_STOP_EXITED,	/* every thread is gone; @status as waitpid() */
+	BTS_STOP_WAKE,		/* @wake_fd is readable: nothing stopped */
+};
+
+struct bts_stop {
+	int kind;		/* &enum bts_stop_kind */
+	pid_t tid;		/* the thread of the event */
+	int signo;
+	int status;		/* BTS_STOP_EXITED */
+};
+
+#define BTS_RESUME_CONT	1
+#define BTS_RESUME_STEP	2	/* exactly one instruction */
+
+/* The FXSAVE area bts_control_getfpregs() fills (user_fpregs_struct). */
+#define BTS_FXSAVE_SIZE 512
+
+/*
+ * Takes control of @s (spawned or attached, ptrace-step source; not yet
+ * run): every thread is stopped and held.  SIGCHLD is blocked in the
+ * caller while the control lives.
+ */
+BTS_API int bts_control_new(struct bts_session *s, struct bts_control **out);
+/* Gives the session back (bts_session_free() then kills or detaches). */
+BTS_API void bts_control_free(struct bts_control *c);
+BTS_API pid_t bts_control_pid(const struct bts_control *c);
+/* Whether the session started the program (else it attached). */
+BTS_API bool bts_control_spawned(const struct bts_control *c);
+/* The live threads, main thread first: fills up to @n, returns how many. */
+BTS_API size_t bts_control_threads(struct bts_control *c, pid_t *tids, size_t n);
+
+/*
+ * Lets the held thread @tid run (BTS_RESUME_CONT) or execute one
+ * instruction (BTS_RESUME_STEP), with signal @sig (0: none; a signal it
+ * stopped with and is not given again is dropped).  Threads not resumed
+ * stay held.
+ */
+BTS_API int bts_control_resume(struct bts_control *c, pid_t tid, int action,
+			       int sig);
+/*
+ * Runs until an event (then every thread is held), or until @wake_fd
+ * (-1: none) is readable (BTS_STOP_WAKE, the threads run on: call
+ * bts_control_interrupt() and wait again to stop them).
+ */
+BTS_API int bts_control_wait(struct bts_control *c, int wake_fd,
+			     struct bts_stop *stop);
+BTS_API void bts_control_interrupt(struct bts_control *c);
+/* Kills the program and reaps every thread. */
+BTS_API int bts_control_kill(struct bts_control *c);
+/* Lets the program run on untraced, its code restored (as gdb's detach). */
+BTS_API int bts_control_detach(struct bts_control *c);
+
+BTS_API int bts_control_getregs(struct bts_control *c, pid_t tid,
+				struct bts_regs *regs);
+/* A new pc is a jump the program did not make: a gap in its history. */
+BTS_API int bts_control_setregs(struct bts_control *c, pid_t tid,
+				const struct bts_regs *regs);
+BTS_API int bts_control_getfpregs(struct bts_control *c, pid_t tid,
+				  void *fxsave);
+BTS_API int bts_control_setfpregs(struct bts_control *c, pid_t tid,
+				  const void *fxsave);
+/* Original bytes (bts_read_code); a short count at the end of a mapping. */
+BTS_API ssize_t bts_control_read(struct bts_control *c, uint64_t addr,
+				 void *buf, size_t len);
+BTS_API ssize_t bts_control_write(struct bts_control *c, uint64_t addr,
+				  const void *buf, size_t len);
+/* The debugger's software breakpoints (one int3 each, hidden from reads). */
+BTS_API int bts_control_insert_bp(struct bts_control *c, uint64_t addr);
+BTS_API int bts_control_remove_bp(struct bts_control *c, uint64_t addr);
+
+/*
+ * The records of thread @tid, numbered from 0 since it was first traced:
+ * @written so far, of which [@oldest, @written) are still held (the ring
+ * keeps the newest).  bts_control_record() gives one by its number.
+ */
+BTS_API int bts_control_trace(struct bts_control *c, pid_t tid,
+			      uint64_t *oldest, uint64_t *written);
+BTS_API int bts_control_record(struct bts_control *c, pid_t tid, uint64_t n,
+			       struct ptbts_record *rec);
+
+/* ========================================================= end of issue 6 */
+
+/* ======================================= PEBS records (issue 8, hw helper) */
+
+/**
+ * struct bts_pebs - one PEBS record of kmod-pebs's second region, decoded
+ * @ip:         the eventing instruction when @ip_exact (formats 2-5), else
+ *              the instruction after it (formats 0-1)
+ * @ip_exact:   see @ip
+ * @applicable: the counters the record is for, bit 0 = counter 0
+ *              (formats 1-5; 0 in format 0)
+ * @tsc:        the time stamp counter (formats 3-5; else 0)
+ * @flags:      rflags (formats 0-3, or with the adaptive GP group)
+ * @regs:       rax rbx rcx rdx rsi rdi rbp rsp r8-r15, as @flags
+ * @has_regs:   @flags and @regs are filled
+ * @size:       bytes the record takes
+ */
+struct bts_pebs {
+	uint64_t ip;
+	bool ip_exact;
+	uint64_t applicable;
+	uint64_t tsc;
+	uint64_t flags;
+	uint64_t regs[16];
+	bool has_regs;
+	size_t size;
+};
+
+/*
+ * Bytes per PEBS record of @format (ptbts_caps.pebs_format) as kmod-pebs
+ * programs it (the adaptive formats 4 and 5: the basic group only), or 0
+ * for a format libbts does not know.
+ */
+BTS_API size_t bts_pebs_record_size(unsigned int format);
+
+/*
+ * Decodes the record at @rec, @len bytes available, of @format (0-5; the
+ * adaptive formats with any groups).  Returns the record's size, or
+ * BTS_E_INVAL, or BTS_E_FORMAT for an unknown format, a short record, or an
+ * adaptive record whose size field disagrees with its groups.
+ */
+BTS_API int bts_pebs_decode(unsigned int format, const void *rec, size_t len,
+			    struct bts_pebs *out);
+
+/* ======================================================== end of issue 8 */
+
+/* ================================ issue 9, item 5: 32-bit (i386) programs */
+
+/*
+ * The bitness of the code of process @pid in @t, as of its last image: 32
+ * for an i386 program (decode it in 32-bit mode), else 64.  ptrace-step
+ * records i386 programs on the 64-bit kernel; their addresses and
+ * registers come in the 64-bit forms.  -BTS_E_INVAL when @t has no such
+ * process.
+ */
+BTS_API int bts_trace_process_bits(const struct bts_trace *t, pid_t pid);
+
+/* ======================================================== end of issue 9 */
 
 #ifdef __cplusplus
 }

@@ -39,7 +39,8 @@ int main(void)
 	F(ptbts_caps, size); F(ptbts_caps, abi_version); F(ptbts_caps, sources);
 	F(ptbts_caps, record_size); F(ptbts_caps, unavail);
 	F(ptbts_caps, pebs_format); F(ptbts_caps, pebs_record_size);
-	F(ptbts_caps, __reserved);
+	F(ptbts_caps, flags); F(ptbts_caps, percpu_unavail);
+	F(ptbts_caps, __pad); F(ptbts_caps, __reserved);
 
 	printf("first sizes %d %d %d %d\n", PTBTS_CONFIG_SIZE_VER0,
 	       PTBTS_STATUS_SIZE_VER0, PTBTS_ACK_SIZE_VER0,

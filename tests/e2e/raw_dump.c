@@ -272,6 +272,7 @@ char *raw_record(const char *prog, const char *const opts[], int want_exit,
 	argv[n++] = "record";
 	argv[n++] = "-o";
 	argv[n++] = btr;
+	argv[n++] = "--no-follow";	/* one process: children are let go */
 	for (size_t i = 0; opts && opts[i] && n < 28; i++)
 		argv[n++] = opts[i];
 	argv[n++] = "--";

@@ -68,6 +68,11 @@ static void walk(const struct bts_trace *t)
 		for (bts_trace_records(t, i, &it); bts_rec_next(&it, &r); n++)
 			CHECK(bts_record_kind(&r) >= 0);
 		CHECK(n == th->nrecords);
+		/* Random access lands on a record exactly when there is one. */
+		bts_trace_records(t, i, &it);
+		CHECK(bts_rec_seek(&it, n / 2) == (n > 0));
+		CHECK(bts_rec_next(&it, &r) == (n > 0));
+		CHECK(bts_rec_seek(&it, n) == 0 && bts_rec_next(&it, &r) == 0);
 	}
 	CHECK(!bts_trace_thread(t, bts_trace_nthreads(t)));
 }
@@ -115,8 +120,11 @@ static void seed_empty(const char *dir)
 	free(path);
 }
 
-/* Two processes, three threads, interleaved batches, every record kind. */
-static void seed_full(const char *dir, int nrecs)
+/*
+ * Two processes, three threads, interleaved batches, every record kind;
+ * in either record format (issue 5).
+ */
+static void seed_full(const char *dir, int nrecs, int format)
 {
 	struct ptbts_record recs[64];
 	struct bts_map m = {
@@ -132,9 +140,11 @@ static void seed_full(const char *dir, int nrecs)
 	recs[9] = rec(0, PTBTS_GAP_UNREADABLE, PTBTS_KIND_GAP);
 	recs[12] = rec(0, 0x401000, PTBTS_KIND_EXEC);
 	recs[13] = rec(0, 0, PTBTS_KIND_FILTERED);
-	if (asprintf(&path, "%s/seed-full-%d.btr", dir, nrecs) < 0)
+	if (asprintf(&path, "%s/seed-full-%d%s.btr", dir, nrecs,
+		     format == BTS_FORMAT_COMPACT ? "-compact" : "") < 0)
 		exit(1);
 	must(bts_writer_open(path, &w), path);
+	must(bts_writer_format(w, format), "format");
 	must(bts_writer_session(w, PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_RING, 4096), "session");
 	must(bts_writer_process(w, 10, 1, "/usr/bin/prog"), "process");
 	must(bts_writer_map(w, 10, &m), "map");
@@ -168,8 +178,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (!dir)
 		return 0;
 	seed_empty(dir);
-	seed_full(dir, 1);
-	seed_full(dir, 6);
-	seed_full(dir, 24);
+	seed_full(dir, 1, BTS_FORMAT_RAW);
+	seed_full(dir, 6, BTS_FORMAT_RAW);
+	seed_full(dir, 24, BTS_FORMAT_RAW);
+	seed_full(dir, 1, BTS_FORMAT_COMPACT);
+	seed_full(dir, 6, BTS_FORMAT_COMPACT);
+	seed_full(dir, 24, BTS_FORMAT_COMPACT);
 	exit(0);
 }

@@ -102,6 +102,10 @@ kt_sig_resume:
 	ud2
 kt_sig_after:
 	EXIT	0
+/* Where a tracer may make rt_sigreturn resume instead of kt_sig_resume. */
+	.globl	kt_sig_alt
+kt_sig_alt:
+	jmp	kt_sig_after
 kt_sig_handler:
 	ret
 kt_sig_restorer:
@@ -144,6 +148,37 @@ kt_fork_parent:
 2:	dec	%ecx
 	jnz	2b
 	EXIT	7
+
+/*
+ * kt_seq_popf(): a jump, then the trap flag cleared with popf, a jump that
+ * runs untraced; exits 1 when pushf showed the flag set.
+ */
+	.globl	kt_seq_popf, kt_popf_jmp, kt_popf_target
+kt_seq_popf:
+	STOP_SELF
+kt_popf_jmp:
+	jmp	kt_popf_target
+	ud2
+kt_popf_target:
+	pushf
+	mov	(%rsp), %rdi
+	shr	$8, %rdi
+	and	$1, %edi
+	andq	$~0x100, (%rsp)
+	popf
+	jmp	1f
+	ud2
+1:	mov	$231, %eax
+	syscall
+	ud2
+
+/* kt_seq_pause(): pause() once, then exit 5. */
+	.globl	kt_seq_pause
+kt_seq_pause:
+	STOP_SELF
+	mov	$34, %eax		/* pause */
+	syscall
+	EXIT	5
 
 /* kt_seq_exec(): execve("/bin/busybox", {"busybox", "true"}, {}). */
 	.globl	kt_seq_exec

@@ -120,3 +120,44 @@ size_t kt_records_diff(const struct ptbts_record *got,
 	}
 	return 0;
 }
+
+int kt_run_start(struct kt_run *r, void (*fn)(long), long arg, uint64_t size,
+		 uint32_t mode, uint64_t wakeup)
+{
+	struct ptbts_config c;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	r->size = size;
+	r->pid = kt_seq_start(fn, arg);
+	if (r->pid < 0)
+		return r->pid;
+	r->buf = kt_map(size);
+	r->fd = kt_open();
+	if (!r->buf || r->fd < 0)
+		return -ENOMEM;
+	c = kt_step_config(r->pid, r->buf, size, mode, wakeup);
+	return (int)kt_ioctl(r->fd, PTBTS_IOC_ATTACH, &c);
+}
+
+int kt_run_finish(struct kt_run *r)
+{
+	int st = kt_seq_finish(r->pid);
+
+	kt_status(r->fd, r->pid, &r->st);
+	return st;
+}
+
+void kt_run_end(struct kt_run *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+	kt_unmap(r->buf, r->size);
+	r->buf = NULL;
+}
+
+const struct ptbts_record *kt_run_recs(const struct kt_run *r)
+{
+	return r->buf;
+}

@@ -20,13 +20,16 @@ void kt_seq_sys(void);
 void kt_seq_sig(void);
 void kt_seq_fork(long nr);
 void kt_seq_exec(void);
+void kt_seq_popf(void);
+void kt_seq_pause(void);
 extern const char kt_leaf[];
 extern const char kt_loop_call[], kt_loop_after[], kt_loop_jnz[];
 extern const char kt_stop1_call[], kt_stop1_after[], kt_stop1_jnz[];
 extern const char kt_stop2_call[], kt_stop2_after[], kt_stop2_jnz[];
 extern const char kt_sys_jmp[], kt_sys_target[], kt_sys_call[], kt_sys_ret[];
 extern const char kt_sig_resume[], kt_sig_after[], kt_sig_handler[];
-extern const char kt_sig_restorer[], kt_sig_restorer_sys[];
+extern const char kt_sig_restorer[], kt_sig_restorer_sys[], kt_sig_alt[];
+extern const char kt_popf_jmp[], kt_popf_target[];
 extern const char kt_fork_jnz[], kt_fork_parent[];
 
 #define KT_ADDR(sym)	((uint64_t)(uintptr_t)(sym))
@@ -64,5 +67,23 @@ size_t kt_records_diff(const struct ptbts_record *got,
 		       const struct ptbts_record *want, size_t n);
 
 struct ptbts_record kt_rec(uint64_t from, uint64_t to, uint32_t kind);
+
+/* A traced run of @fn(@arg), attached to kmod-step with a fresh buffer. */
+struct kt_run {
+	pid_t pid;
+	int fd;
+	void *buf;
+	uint64_t size;
+	struct ptbts_status st;
+};
+
+/* Starts it with a buffer of @size bytes; 0 or -errno (of ATTACH). */
+int kt_run_start(struct kt_run *r, void (*fn)(long), long arg, uint64_t size,
+		 uint32_t mode, uint64_t wakeup);
+/* Runs to the end; the status of the thread afterwards into r->st. */
+int kt_run_finish(struct kt_run *r);
+/* Closes the session and unmaps the buffer. */
+void kt_run_end(struct kt_run *r);
+const struct ptbts_record *kt_run_recs(const struct kt_run *r);
 
 #endif /* KT_STEP_H */

@@ -22,54 +22,6 @@
 
 #define REC	sizeof(struct ptbts_record)
 
-/* A traced run of @fn(@arg) into a fresh buffer of @size bytes. */
-struct run {
-	pid_t pid;
-	int fd;
-	void *buf;
-	uint64_t size;
-	struct ptbts_status st;
-};
-
-static int run_start(struct run *r, void (*fn)(long), long arg, uint64_t size,
-		     uint32_t mode, uint64_t wakeup)
-{
-	struct ptbts_config c;
-
-	memset(r, 0, sizeof(*r));
-	r->size = size;
-	r->pid = kt_seq_start(fn, arg);
-	if (r->pid < 0)
-		return r->pid;
-	r->buf = kt_map(size);
-	r->fd = kt_open();
-	if (!r->buf || r->fd < 0)
-		return -ENOMEM;
-	c = kt_step_config(r->pid, r->buf, size, mode, wakeup);
-	return (int)kt_ioctl(r->fd, PTBTS_IOC_ATTACH, &c);
-}
-
-/* Runs to the end; the status of the thread afterwards into r->st. */
-static int run_finish(struct run *r)
-{
-	int st = kt_seq_finish(r->pid);
-
-	kt_status(r->fd, r->pid, &r->st);
-	return st;
-}
-
-static void run_end(struct run *r)
-{
-	if (r->fd >= 0)
-		close(r->fd);
-	kt_unmap(r->buf, r->size);
-}
-
-static const struct ptbts_record *recs(const struct run *r)
-{
-	return r->buf;
-}
-
 TEST(step, caps_offer_kmod_step)
 {
 	struct ptbts_caps c = { .size = sizeof(c) };
@@ -87,20 +39,20 @@ TEST(step, loop_records_exactly)
 	static struct ptbts_record want[64];
 	size_t n = kt_loop_expect(want, 64, 10, kt_loop_call, kt_loop_after,
 				  kt_loop_jnz);
-	struct run r;
+	struct kt_run r;
 	int st;
 
 	ASSERT_EQ(n, 29u);
-	ASSERT_EQ(run_start(&r, kt_seq_loop, 10, KT_PAGE, PTBTS_MODE_RING, 0), 0);
-	st = run_finish(&r);
+	ASSERT_EQ(kt_run_start(&r, kt_seq_loop, 10, KT_PAGE, PTBTS_MODE_RING, 0), 0);
+	st = kt_run_finish(&r);
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	EXPECT_EQ(r.st.state, (unsigned)PTBTS_STATE_EXITED);
 	EXPECT_EQ(r.st.source, (unsigned)PTBTS_SOURCE_KMOD_STEP);
 	EXPECT_EQ(r.st.head, n * REC);
 	EXPECT_EQ(r.st.wraps, 0u);
 	EXPECT_EQ(r.st.lost, 0u);
-	EXPECT_EQ(kt_records_diff(recs(&r), want, n), 0u);
-	run_end(&r);
+	EXPECT_EQ(kt_records_diff(kt_run_recs(&r), want, n), 0u);
+	kt_run_end(&r);
 	EXPECT_EQ(kt_pinned(), 0);
 }
 
@@ -111,16 +63,16 @@ TEST(step, branch_after_syscall_is_recorded)
 		kt_rec(KT_ADDR(kt_sys_call), KT_ADDR(kt_leaf), 0),
 		kt_rec(KT_ADDR(kt_leaf), KT_ADDR(kt_sys_ret), 0),
 	};
-	struct run r;
+	struct kt_run r;
 	int st;
 
-	ASSERT_EQ(run_start(&r, (void (*)(long))kt_seq_sys, 0, KT_PAGE,
+	ASSERT_EQ(kt_run_start(&r, (void (*)(long))kt_seq_sys, 0, KT_PAGE,
 			    PTBTS_MODE_RING, 0), 0);
-	st = run_finish(&r);
+	st = kt_run_finish(&r);
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	EXPECT_EQ(r.st.head, sizeof(want));
-	EXPECT_EQ(kt_records_diff(recs(&r), want, 3), 0u);
-	run_end(&r);
+	EXPECT_EQ(kt_records_diff(kt_run_recs(&r), want, 3), 0u);
+	kt_run_end(&r);
 	EXPECT_EQ(kt_pinned(), 0);
 }
 
@@ -130,18 +82,18 @@ TEST(step, ptrace_stop_and_cont_mid_trace)
 	static struct ptbts_record want[128];
 	size_t n = kt_loop_expect(want, 128, 20, kt_stop1_call, kt_stop1_after,
 				  kt_stop1_jnz);
-	struct run r;
+	struct kt_run r;
 	int st;
 
 	n += kt_loop_expect(want + n, 128 - n, 20, kt_stop2_call,
 			    kt_stop2_after, kt_stop2_jnz);
 	ASSERT_EQ(n, 118u);
-	ASSERT_EQ(run_start(&r, kt_seq_stop, 20, KT_PAGE, PTBTS_MODE_RING, 0), 0);
-	st = run_finish(&r);
+	ASSERT_EQ(kt_run_start(&r, kt_seq_stop, 20, KT_PAGE, PTBTS_MODE_RING, 0), 0);
+	st = kt_run_finish(&r);
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	EXPECT_EQ(r.st.head, n * REC);
-	EXPECT_EQ(kt_records_diff(recs(&r), want, n), 0u);
-	run_end(&r);
+	EXPECT_EQ(kt_records_diff(kt_run_recs(&r), want, n), 0u);
+	kt_run_end(&r);
 	EXPECT_EQ(kt_pinned(), 0);
 }
 
@@ -177,15 +129,15 @@ TEST(step, signal_and_sigreturn_records)
 		       PTBTS_KIND_SIGRETURN),
 		kt_rec(KT_ADDR(kt_sig_resume), KT_ADDR(kt_sig_after), 0),
 	};
-	struct run r;
+	struct kt_run r;
 	int st;
 
-	ASSERT_EQ(run_start(&r, seq_sig_child, 0, KT_PAGE, PTBTS_MODE_RING, 0), 0);
-	st = run_finish(&r);
+	ASSERT_EQ(kt_run_start(&r, seq_sig_child, 0, KT_PAGE, PTBTS_MODE_RING, 0), 0);
+	st = kt_run_finish(&r);
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	EXPECT_EQ(r.st.head, sizeof(want));
-	EXPECT_EQ(kt_records_diff(recs(&r), want, 4), 0u);
-	run_end(&r);
+	EXPECT_EQ(kt_records_diff(kt_run_recs(&r), want, 4), 0u);
+	kt_run_end(&r);
 	EXPECT_EQ(kt_pinned(), 0);
 }
 
@@ -198,19 +150,19 @@ TEST(step, ring_keeps_the_newest)
 				  kt_loop_after, kt_loop_jnz);
 	uint64_t count, k;
 	size_t bad = 0;
-	struct run r;
+	struct kt_run r;
 
 	ASSERT_EQ(n, 2999u);
-	ASSERT_EQ(run_start(&r, kt_seq_loop, 1000, KT_PAGE, PTBTS_MODE_RING, 0), 0);
-	run_finish(&r);
+	ASSERT_EQ(kt_run_start(&r, kt_seq_loop, 1000, KT_PAGE, PTBTS_MODE_RING, 0), 0);
+	kt_run_finish(&r);
 	count = kt_count(&r.st, KT_PAGE);
 	EXPECT_EQ(count, (uint64_t)n);
 	EXPECT_EQ(r.st.wraps, n / slots);
 	EXPECT_EQ(r.st.lost, 0u);
 	for (k = count - slots; k < count && !bad; k++)
-		bad = kt_records_diff(&recs(&r)[k % slots], &want[k], 1);
+		bad = kt_records_diff(&kt_run_recs(&r)[k % slots], &want[k], 1);
 	EXPECT_EQ(bad, 0u);
-	run_end(&r);
+	kt_run_end(&r);
 	EXPECT_EQ(kt_pinned(), 0);
 }
 
@@ -219,15 +171,15 @@ TEST(step, stop_mode_counts_lost)
 {
 	static struct ptbts_record want[400];
 	const uint64_t slots = KT_PAGE / REC;
-	struct run r;
+	struct kt_run r;
 
 	kt_loop_expect(want, 400, 100, kt_loop_call, kt_loop_after, kt_loop_jnz);
-	ASSERT_EQ(run_start(&r, kt_seq_loop, 100, KT_PAGE, PTBTS_MODE_STOP, 0), 0);
-	run_finish(&r);
+	ASSERT_EQ(kt_run_start(&r, kt_seq_loop, 100, KT_PAGE, PTBTS_MODE_STOP, 0), 0);
+	kt_run_finish(&r);
 	EXPECT_EQ(kt_count(&r.st, KT_PAGE), slots);
 	EXPECT_EQ(r.st.lost, 299 - slots);
-	EXPECT_EQ(kt_records_diff(recs(&r), want, slots), 0u);
-	run_end(&r);
+	EXPECT_EQ(kt_records_diff(kt_run_recs(&r), want, slots), 0u);
+	kt_run_end(&r);
 	EXPECT_EQ(kt_pinned(), 0);
 }
 
@@ -259,13 +211,13 @@ TEST(step, block_loses_nothing)
 	uint64_t tail = 0, count, bad = 0, waits = 0;
 	struct ptbts_status st;
 	size_t n;
-	struct run r;
+	struct kt_run r;
 	int status = 0, done = 0;
 
 	ASSERT_TRUE(want != NULL);
 	n = kt_loop_expect(want, 3 * iters, iters, kt_loop_call, kt_loop_after,
 			   kt_loop_jnz);
-	ASSERT_EQ(run_start(&r, kt_seq_loop, iters, KT_PAGE, PTBTS_MODE_BLOCK,
+	ASSERT_EQ(kt_run_start(&r, kt_seq_loop, iters, KT_PAGE, PTBTS_MODE_BLOCK,
 			    0), 0);
 	ASSERT_EQ(ptrace(PTRACE_CONT, r.pid, 0, 0), 0);
 	while (!done) {
@@ -279,7 +231,7 @@ TEST(step, block_loses_nothing)
 		ASSERT_LE(count - tail, slots);
 		for (; tail < count; tail++)
 			if (!bad && tail < n &&
-			    kt_records_diff(&recs(&r)[tail % slots], &want[tail], 1))
+			    kt_records_diff(&kt_run_recs(&r)[tail % slots], &want[tail], 1))
 				bad = tail + 1;
 		ASSERT_EQ(do_ack(r.fd, r.pid, tail), 0);
 		if (st.state == PTBTS_STATE_STOPPED) {
@@ -295,7 +247,7 @@ TEST(step, block_loses_nothing)
 	EXPECT_EQ(bad, 0u);
 	/* One wakeup per half buffer, not one per record. */
 	EXPECT_LE(waits, 2 * n / (slots / 2) + 4);
-	run_end(&r);
+	kt_run_end(&r);
 	free(want);
 	EXPECT_EQ(kt_pinned(), 0);
 }
@@ -305,9 +257,9 @@ TEST(step, poll_wakes_at_threshold)
 {
 	struct ptbts_status st;
 	struct pollfd p;
-	struct run r;
+	struct kt_run r;
 
-	ASSERT_EQ(run_start(&r, kt_seq_loop, 100000, KT_PAGE, PTBTS_MODE_BLOCK,
+	ASSERT_EQ(kt_run_start(&r, kt_seq_loop, 100000, KT_PAGE, PTBTS_MODE_BLOCK,
 			    10 * REC), 0);
 	ASSERT_EQ(ptrace(PTRACE_CONT, r.pid, 0, 0), 0);
 	p.fd = r.fd;
@@ -323,7 +275,7 @@ TEST(step, poll_wakes_at_threshold)
 	waitpid(r.pid, NULL, 0);
 	EXPECT_EQ(do_wait(r.fd, r.pid, PTBTS_WAIT_FOREVER, &st), 0);
 	EXPECT_EQ(st.state, (unsigned)PTBTS_STATE_EXITED);
-	run_end(&r);
+	kt_run_end(&r);
 	EXPECT_EQ(kt_pinned(), 0);
 }
 
@@ -364,17 +316,17 @@ static void fork_child_runs(long nr)
 {
 	struct ptbts_record want =
 		kt_rec(KT_ADDR(kt_fork_jnz), KT_ADDR(kt_fork_parent), 0);
-	struct run r;
+	struct kt_run r;
 	int st;
 
-	ASSERT_EQ(run_start(&r, kt_seq_fork, nr, 4 * KT_PAGE, PTBTS_MODE_RING,
+	ASSERT_EQ(kt_run_start(&r, kt_seq_fork, nr, 4 * KT_PAGE, PTBTS_MODE_RING,
 			    0), 0);
-	st = run_finish(&r);
+	st = kt_run_finish(&r);
 	EXPECT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(WEXITSTATUS(st), 7);
 	EXPECT_EQ(kt_count(&r.st, 4 * KT_PAGE), 1u);
-	EXPECT_EQ(kt_records_diff(recs(&r), &want, 1), 0u);
-	run_end(&r);
+	EXPECT_EQ(kt_records_diff(kt_run_recs(&r), &want, 1), 0u);
+	kt_run_end(&r);
 	EXPECT_EQ(kt_pinned(), 0);
 }
 
@@ -394,21 +346,21 @@ TEST(step, exec_marker_and_recording_goes_on)
 	const uint64_t size = 64 * KT_PAGE;
 	struct user_regs_struct regs;
 	uint64_t count, k, exec_at = ~0ull, nexec = 0;
-	struct run r;
+	struct kt_run r;
 	int st;
 
-	ASSERT_EQ(run_start(&r, (void (*)(long))kt_seq_exec, 0, size,
+	ASSERT_EQ(kt_run_start(&r, (void (*)(long))kt_seq_exec, 0, size,
 			    PTBTS_MODE_STOP, 0), 0);
 	/* The exec's SIGTRAP stop, at the new image's first instruction. */
 	ASSERT_EQ(ptrace(PTRACE_CONT, r.pid, 0, 0), 0);
 	ASSERT_EQ(waitpid(r.pid, &st, 0), r.pid);
 	ASSERT_TRUE(WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP);
 	ASSERT_EQ(ptrace(PTRACE_GETREGS, r.pid, 0, &regs), 0);
-	st = run_finish(&r);
+	st = kt_run_finish(&r);
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	count = kt_count(&r.st, size);
 	for (k = 0; k < count; k++) {
-		if (PTBTS_KIND(recs(&r)[k].flags) != PTBTS_KIND_EXEC)
+		if (PTBTS_KIND(kt_run_recs(&r)[k].flags) != PTBTS_KIND_EXEC)
 			continue;
 		nexec++;
 		exec_at = k;
@@ -416,11 +368,11 @@ TEST(step, exec_marker_and_recording_goes_on)
 	EXPECT_EQ(nexec, 1u);
 	ASSERT_LT(exec_at, count);
 	EXPECT_EQ(exec_at, 0u);	/* nothing branches before the execve */
-	EXPECT_EQ(recs(&r)[exec_at].from, 0u);
-	EXPECT_EQ(recs(&r)[exec_at].to, (uint64_t)regs.rip);
+	EXPECT_EQ(kt_run_recs(&r)[exec_at].from, 0u);
+	EXPECT_EQ(kt_run_recs(&r)[exec_at].to, (uint64_t)regs.rip);
 	/* busybox true takes far more than ten branches. */
 	EXPECT_GT(count, exec_at + 10);
-	run_end(&r);
+	kt_run_end(&r);
 	EXPECT_EQ(kt_pinned(), 0);
 }
 
@@ -428,9 +380,9 @@ TEST(step, exec_marker_and_recording_goes_on)
 static int trace_then_die(void *arg)
 {
 	pid_t *out = arg;
-	struct run r;
+	struct kt_run r;
 
-	KT_CHECK(run_start(&r, kt_seq_loop, 20000, 64 * KT_PAGE,
+	KT_CHECK(kt_run_start(&r, kt_seq_loop, 20000, 64 * KT_PAGE,
 			   PTBTS_MODE_RING, 0) == 0);
 	KT_CHECK(ptrace(PTRACE_CONT, r.pid, 0, 0) == 0);
 	*out = r.pid;

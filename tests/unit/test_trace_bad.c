@@ -377,9 +377,9 @@ TEST(trace_bad, unknown_required_chunk_is_refused)
 	EXPECT_EQ(check_img(&m), -BTS_E_VERSION);
 	EXPECT_STREQ(bts_errdetail(),
 		     "offset 88: chunk type 85 is unknown to this libbts and not optional (the file needs a newer libbts)");
-	/* Numbered for later, not known yet. */
+	/* A type no libbts knows yet. */
 	start(&m);
-	chunk(&m, BTS_CHUNK_CRASH, "abc", 3, NULL, 0);
+	chunk(&m, 63, "abc", 3, NULL, 0);
 	end(&m);
 	EXPECT_EQ(check_img(&m), -BTS_E_VERSION);
 	start(&m);
@@ -398,7 +398,7 @@ TEST(trace_bad, unknown_optional_chunk_is_skipped)
 	start(&m);
 	chunk(&m, 85 | BTS_CHUNK_OPTIONAL, "abcde", 5, NULL, 0);
 	records(&m, 100, 100, two, 2);
-	chunk(&m, BTS_CHUNK_EXEC | BTS_CHUNK_OPTIONAL, NULL, 0, NULL, 0);
+	chunk(&m, 63 | BTS_CHUNK_OPTIONAL, NULL, 0, NULL, 0);
 	end(&m);
 	ASSERT_EQ(check_img(&m), 0);
 	ASSERT_EQ(bts_trace_open_mem(m.b, m.n, &t), 0);

@@ -157,12 +157,24 @@ enum ptbts_state {
  * @PTBTS_OK:                 it can
  * @PTBTS_UNAVAIL_NOT_BUILT:  this module was built without it
  * @PTBTS_UNAVAIL_NOT_INTEL:  the CPU is not Intel's
- * @PTBTS_UNAVAIL_NO_DS:      CPUID.1:EDX.DS is clear
+ * @PTBTS_UNAVAIL_NO_DS:      CPUID.1:EDX.DS (or ECX.DTES64, the 64-bit
+ *                            layout) is clear
  * @PTBTS_UNAVAIL_BTS_OFF:    MISC_ENABLE.BTS_UNAVAILABLE is set
  * @PTBTS_UNAVAIL_PEBS_OFF:   MISC_ENABLE.PEBS_UNAVAILABLE is set
  * @PTBTS_UNAVAIL_PTI:        page-table isolation is active
  * @PTBTS_UNAVAIL_PEBS_FMT:   the PEBS record format is not supported
  * @PTBTS_UNAVAIL_NOT_KERNEL: a user-space source, not the module's
+ * @PTBTS_UNAVAIL_ERRATUM:    a CPU model whose BTS records may be wrong
+ *                            (erratum AAJ122 and its kin)
+ * @PTBTS_UNAVAIL_NO_CAP:     the caller has neither CAP_PERFMON nor
+ *                            CAP_SYS_ADMIN (hardware records can carry
+ *                            kernel addresses that nothing filters)
+ * @PTBTS_UNAVAIL_PERF_BUSY:  perf uses BTS (or, for PEBS, a counter) on
+ *                            a CPU
+ *
+ * The hardware reasons are checked in the order: NOT_INTEL, NO_DS, BTS_OFF
+ * (PEBS_OFF, PEBS_FMT), ERRATUM, PTI, NO_CAP, PERF_BUSY; the first that
+ * applies is reported.
  */
 enum ptbts_unavail {
 	PTBTS_OK		= 0,
@@ -174,6 +186,9 @@ enum ptbts_unavail {
 	PTBTS_UNAVAIL_PTI	= 6,	/* page-table isolation is active */
 	PTBTS_UNAVAIL_PEBS_FMT	= 7,	/* PEBS record format not supported */
 	PTBTS_UNAVAIL_NOT_KERNEL = 8,	/* a user-space source */
+	PTBTS_UNAVAIL_ERRATUM	= 9,	/* BTS 'from' erratum model */
+	PTBTS_UNAVAIL_NO_CAP	= 10,	/* no CAP_PERFMON/CAP_SYS_ADMIN */
+	PTBTS_UNAVAIL_PERF_BUSY	= 11,	/* perf holds BTS/PMU on a CPU */
 };
 
 /**
@@ -283,6 +298,10 @@ struct ptbts_ack {
  * @unavail:          per source, an &enum ptbts_unavail (0 when usable)
  * @pebs_format:      IA32_PERF_CAPABILITIES.PEBS_FORMAT, or ~0 without PEBS
  * @pebs_record_size: bytes per PEBS record, or 0
+ * @flags:            %PTBTS_CAPS_* bits
+ * @percpu_unavail:   why the per-CPU (kernel and user) mode cannot record
+ *                    here, an &enum ptbts_unavail (0 when it can)
+ * @__pad:            0
  * @__reserved:       reserved, 0
  */
 struct ptbts_caps {
@@ -293,8 +312,18 @@ struct ptbts_caps {
 	__u8  unavail[PTBTS_SOURCE_MAX];
 	__u32 pebs_format;
 	__u32 pebs_record_size;
-	__u64 __reserved[4];
+	__u32 flags;
+	__u8  percpu_unavail;
+	__u8  __pad[3];
+	__u64 __reserved[3];
 };
+
+/*
+ * &struct ptbts_caps.flags: the hardware sources (kmod-bts, kmod-pebs, the
+ * per-CPU mode) have not yet run on a CPU with BTS; their logic is tested
+ * against a simulated CPU only.
+ */
+#define PTBTS_CAPS_HW_UNVERIFIED	(1U << 0)
 
 /*
  * The smallest @size the kernel takes for each struct: a caller's struct is
@@ -320,7 +349,10 @@ struct ptbts_caps {
  *           -EOPNOTSUPP  a module source that cannot record here; a buffer
  *                    that maps a file (other than a memfd / shmem) or a device
  *           -ESRCH   no such thread, or it is exiting
- *           -EPERM   the caller is not the thread's ptrace tracer
+ *           -EPERM   the caller is not the thread's ptrace tracer; or
+ *                    kmod-bts/kmod-pebs without CAP_PERFMON or
+ *                    CAP_SYS_ADMIN (the hardware's records can carry
+ *                    kernel addresses, which nothing filters)
  *           -EBUSY   the thread is not in a ptrace stop
  *           -EEXIST  the thread is attached already (to any session)
  *           -EFAULT  part of the buffer is not mapped, or beyond user space

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * btrace replay: a gdb-like prompt over a saved trace, no live process
+ * needed.  The engine lives in replay/: history.c (the instructions in
+ * memory), motion.c (stepping), frames.c (backtraces), state.c (threads
+ * and positions), commands.c and *_cmds.c (the commands), input.c (lines).
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "btrace.h"
+#include "options.h"
+#include "replay/commands.h"
+#include "replay/input.h"
+#include "replay/state.h"
+
+static const struct command_help replay_help = {
+	.name = "replay",
+	.usage = { "[-x SCRIPT] FILE" },
+	.summary = "Replays a trace file at a gdb-like prompt: step backwards and forwards\n"
+		   "through the instructions the program ran, with backtraces and source.",
+	.details =
+	"It starts where the trace ends: at the crash point of the thread that\n"
+	"crashed (a trace written by 'btrace record --on-crash'), else at the\n"
+	"last instruction of the first thread, and says where that is.\n"
+	"\n"
+	"Commands (gdb's names, aliases and unique prefixes; 'help' lists them):\n"
+	"  reverse-stepi [N] (rsi), stepi [N] (si)     by instructions\n"
+	"  reverse-next [N] (rn), next [N] (n)         by source lines, over calls\n"
+	"  reverse-finish, finish                      out of the current function\n"
+	"  goto N|begin|end                            to instruction N\n"
+	"  bt                                          the call stack here\n"
+	"  list                                        source lines around here\n"
+	"  history [N], calls [N]                      instructions, function calls\n"
+	"  info position|threads|registers, thread N   where, which thread\n"
+	"  help, quit (q)\n"
+	"At the crash point bt is the stack unwound at the crash; elsewhere that\n"
+	"stack adjusted by the calls and returns between here and the crash; in\n"
+	"a trace without a crash, the stack the history shows.  Instructions are\n"
+	"numbered as 'btrace dump --insns' numbers them; the current one is\n"
+	"marked '=>'.  Leaving either end of the history stops with \"No more\n"
+	"reverse-execution history.\"\n"
+	"\n"
+	"-x SCRIPT runs the commands of SCRIPT first (as gdb -x), then reads the\n"
+	"terminal (with line editing) or standard input, to its end or 'quit'.\n"
+	"\n"
+	"Exit status: 0; 1 when FILE cannot be read (missing, not a trace,\n"
+	"truncated, damaged) or a command of SCRIPT fails (the script stops\n"
+	"there); 2 for a bad command line.\n",
+};
+
+static int run(struct replay *r, struct replay_input *in)
+{
+	bool from_script;
+	char *line;
+
+	while (!r->quit && (line = input_next(in, &from_script))) {
+		int ret = replay_command(r, line);
+
+		free(line);
+		fflush(stdout);
+		if (ret < 0 && from_script)
+			return EXIT_FAILED;
+	}
+	if (!r->quit && in->tty)
+		putchar('\n');
+	return 0;
+}
+
+static void say_start(struct replay *r)
+{
+	struct replay_thread *th = replay_current(r);
+	const char *name = replay_pos_name(th);
+
+	printf("Replaying %s: thread %d (process %d), %zu thread%s.\n", r->path,
+	       (int)th->tid, (int)th->pid, r->nthreads, r->nthreads == 1 ? "" : "s");
+	if (r->crash)
+		printf("Program terminated with signal SIG%s, %s.\n",
+		       sigabbrev_np(r->crash->signo) ?: "?",
+		       sigdescr_np(r->crash->signo) ?: "unknown signal");
+	printf("At instruction %" PRIu64 " of %" PRIu64 "%s%s.\n", th->pos,
+	       th->h.n, name ? ", " : "", name ? name : "");
+	replay_print_where(r);
+}
+
+static int replay_file(const char *path, const char *script)
+{
+	struct replay_input in;
+	struct replay r;
+	int ret;
+
+	if (input_open(&in, script) < 0)
+		return EXIT_FAILED;
+	if (replay_open(&r, path) < 0) {
+		input_close(&in);
+		return EXIT_FAILED;
+	}
+	if (replay_select(&r, r.cur) < 0) {
+		ret = EXIT_FAILED;
+	} else {
+		say_start(&r);
+		ret = run(&r, &in);
+	}
+	replay_close(&r);
+	input_close(&in);
+	fflush(stdout);
+	return ret;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	const char *script = NULL;
+	const struct option opts[] = {
+		OPT_STRING('x', "script", "SCRIPT", &script,
+			   "run the commands of SCRIPT first"),
+		OPT_END(),
+	};
+	int first = parse_options(argc, argv, &replay_help, opts, 0);
+
+	if (first == PARSE_HELP)
+		return 0;
+	if (first < 0)
+		return EXIT_USAGE;
+	if (first == argc) {
+		error("replay: no trace file given (see 'btrace replay --help')");
+		return EXIT_USAGE;
+	}
+	if (argc - first > 1) {
+		error("replay: one trace file at a time");
+		return EXIT_USAGE;
+	}
+	return replay_file(argv[first], script);
+}

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The stub's dispatch: one request in, one reply out.  Everything that
+ * touches the program goes through libbts's debugger control; without a
+ * program (it is gone) such requests get E01, never a crash.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+
+#define MAX_THREADS 4096
+
+void gdb_server_init(struct gdb_server *sv, struct bts_control *c)
+{
+	memset(sv, 0, sizeof(*sv));
+	sv->c = c;
+	sv->cthread = -1;
+	sv->bts_size = GDB_BTS_SIZE_DEFAULT;
+	sb_init(&sv->xfer);
+}
+
+void gdb_server_free(struct gdb_server *sv)
+{
+	sb_free(&sv->xfer);
+	free(sv->bt);
+	free(sv->tids);
+	sv->bt = NULL;
+	sv->tids = NULL;
+}
+
+void gdb_server_reconnect(struct gdb_server *sv)
+{
+	sv->noack = false;
+	sv->swbreak = false;
+	sv->xfer_valid = false;
+	sv->cthread = -1;
+	/* gdb's cached size starts at 0 again: it sends it before an enable. */
+	sv->bts_size = GDB_BTS_SIZE_DEFAULT;
+}
+
+bool gdb_thread_alive(struct gdb_server *sv, pid_t tid)
+{
+	pid_t tids[MAX_THREADS];
+	size_t i, n;
+
+	if (!sv->c || tid <= 0)
+		return false;
+	n = bts_control_threads(sv->c, tids, MAX_THREADS);
+	for (i = 0; i < n && i < MAX_THREADS; i++)
+		if (tids[i] == tid)
+			return true;
+	return false;
+}
+
+pid_t gdb_general_thread(struct gdb_server *sv)
+{
+	pid_t tids[1];
+
+	if (!sv->c)
+		return 0;
+	if (sv->gthread > 0 && gdb_thread_alive(sv, sv->gthread))
+		return sv->gthread;
+	if (sv->stop_tid > 0 && gdb_thread_alive(sv, sv->stop_tid))
+		return sv->stop_tid;
+	return bts_control_threads(sv->c, tids, 1) ? tids[0] : 0;
+}
+
+static void error_reply(struct strbuf *reply)
+{
+	sb_puts(reply, "E01");
+}
+
+static void supported(struct gdb_server *sv, const struct rsp_req *rq,
+		      struct strbuf *reply)
+{
+	sv->swbreak = rq->swbreak;
+	sb_printf(reply, "PacketSize=%x;QStartNoAckMode+;%s"
+		  "qXfer:auxv:read+;qXfer:exec-file:read+;"
+		  "Qbtrace:bts+;Qbtrace-conf:bts:size+;Qbtrace:off+;"
+		  "qXfer:btrace:read+;qXfer:btrace-conf:read+",
+		  RSP_PACKET_MAX, rq->swbreak ? "swbreak+;" : "");
+}
+
+static void threads_first(struct gdb_server *sv, struct strbuf *reply)
+{
+	pid_t *tids;
+	size_t n;
+
+	free(sv->tids);
+	sv->tids = NULL;
+	sv->ntids = sv->tids_sent = 0;
+	if (!sv->c) {
+		sb_puts(reply, "l");
+		return;
+	}
+	tids = malloc(MAX_THREADS * sizeof(*tids));
+	if (!tids)
+		return error_reply(reply);
+	n = bts_control_threads(sv->c, tids, MAX_THREADS);
+	sv->tids = tids;
+	sv->ntids = n < MAX_THREADS ? n : MAX_THREADS;
+	if (!sv->ntids) {
+		sb_puts(reply, "l");
+		return;
+	}
+	/* All in one reply: a few hundred threads fit in a packet. */
+	sb_puts(reply, "m");
+	for (; sv->tids_sent < sv->ntids && reply->len < RSP_PACKET_MAX - 32;
+	     sv->tids_sent++)
+		sb_printf(reply, "%s%x", sv->tids_sent ? "," : "",
+			  (unsigned int)sv->tids[sv->tids_sent]);
+}
+
+static void threads_next(struct gdb_server *sv, struct strbuf *reply)
+{
+	size_t first = sv->tids_sent;
+
+	if (sv->tids_sent >= sv->ntids) {
+		sb_puts(reply, "l");
+		return;
+	}
+	sb_puts(reply, "m");
+	for (; sv->tids_sent < sv->ntids && reply->len < RSP_PACKET_MAX - 32;
+	     sv->tids_sent++)
+		sb_printf(reply, "%s%x", sv->tids_sent > first ? "," : "",
+			  (unsigned int)sv->tids[sv->tids_sent]);
+}
+
+static void set_thread(struct gdb_server *sv, const struct rsp_req *rq,
+		       struct strbuf *reply)
+{
+	if (rq->op == 'c') {
+		sv->cthread = rq->tid > 0 ? rq->tid : -1;
+		sb_puts(reply, "OK");
+		return;
+	}
+	if (rq->tid > 0 && !gdb_thread_alive(sv, (pid_t)rq->tid)) {
+		sb_puts(reply, "E.No such thread.");
+		return;
+	}
+	/* 0 (any) and -1 (all) fall back to the last stop's thread. */
+	sv->gthread = rq->tid > 0 ? (pid_t)rq->tid : 0;
+	sb_puts(reply, "OK");
+}
+
+static void read_mem(struct gdb_server *sv, const struct rsp_req *rq,
+		     struct strbuf *reply)
+{
+	uint8_t buf[RSP_PACKET_MAX / 2];
+	size_t len = rq->len < sizeof(buf) ? rq->len : sizeof(buf);
+	ssize_t n;
+
+	if (!sv->c)
+		return error_reply(reply);
+	if (!len)
+		return;		/* an empty read reads nothing: empty data */
+	n = bts_control_read(sv->c, rq->addr, buf, len);
+	if (n <= 0)
+		return error_reply(reply);
+	sb_hex(reply, buf, (size_t)n);
+}
+
+static void write_mem(struct gdb_server *sv, const struct rsp_req *rq,
+		      struct strbuf *reply)
+{
+	uint8_t buf[RSP_PACKET_MAX];
+	ssize_t n;
+
+	if (!sv->c || rq->len > sizeof(buf))
+		return error_reply(reply);
+	if (rq->binary)
+		memcpy(buf, rq->data, rq->len);
+	else if (!rsp_unhex(rq->data, rq->data_len, buf))
+		return error_reply(reply);
+	n = bts_control_write(sv->c, rq->addr, buf, rq->len);
+	if (n != (ssize_t)rq->len)
+		return error_reply(reply);
+	sb_puts(reply, "OK");
+}
+
+static void breakpoint(struct gdb_server *sv, const struct rsp_req *rq,
+		       struct strbuf *reply)
+{
+	int err;
+
+	if (!sv->c)
+		return error_reply(reply);
+	if (rq->kind == RQ_INSERT_BP)
+		err = bts_control_insert_bp(sv->c, rq->addr);
+	else
+		err = bts_control_remove_bp(sv->c, rq->addr);
+	sb_puts(reply, err ? "E01" : "OK");
+}
+
+static void get_regs(struct gdb_server *sv, struct strbuf *reply)
+{
+	uint8_t regs[GDB_REGS_SIZE];
+	pid_t tid = gdb_general_thread(sv);
+
+	if (!tid || gdb_regs_read(sv, tid, regs))
+		return error_reply(reply);
+	sb_hex(reply, regs, sizeof(regs));
+}
+
+static void set_regs(struct gdb_server *sv, const struct rsp_req *rq,
+		     struct strbuf *reply)
+{
+	uint8_t regs[GDB_REGS_SIZE];
+	pid_t tid = gdb_general_thread(sv);
+	size_t n = rq->data_len / 2;
+
+	/* A shorter block leaves the registers after it as they are. */
+	if (!tid || n > sizeof(regs) || gdb_regs_read(sv, tid, regs) ||
+	    !rsp_unhex(rq->data, rq->data_len, regs) ||
+	    gdb_regs_write(sv, tid, regs))
+		return error_reply(reply);
+	sb_puts(reply, "OK");
+}
+
+static void get_reg(struct gdb_server *sv, const struct rsp_req *rq,
+		    struct strbuf *reply)
+{
+	uint8_t regs[GDB_REGS_SIZE];
+	pid_t tid = gdb_general_thread(sv);
+	size_t off, size;
+
+	if (!gdb_reg_slot(rq->regno, &off, &size))
+		return error_reply(reply);
+	if (!tid || gdb_regs_read(sv, tid, regs))
+		return error_reply(reply);
+	sb_hex(reply, regs + off, size);
+}
+
+static void set_reg(struct gdb_server *sv, const struct rsp_req *rq,
+		    struct strbuf *reply)
+{
+	uint8_t regs[GDB_REGS_SIZE];
+	pid_t tid = gdb_general_thread(sv);
+	size_t off, size;
+
+	if (!gdb_reg_slot(rq->regno, &off, &size) || rq->data_len != 2 * size)
+		return error_reply(reply);
+	if (!tid || gdb_regs_read(sv, tid, regs) ||
+	    !rsp_unhex(rq->data, rq->data_len, regs + off) ||
+	    gdb_regs_write(sv, tid, regs))
+		return error_reply(reply);
+	sb_puts(reply, "OK");
+}
+
+static int kill_program(struct gdb_server *sv, const struct rsp_req *rq,
+			struct strbuf *reply)
+{
+	if (sv->c)
+		bts_control_kill(sv->c);
+	if (rq->op == 'k')
+		return GDB_KILLED;	/* k has no reply */
+	sb_puts(reply, "OK");
+	return GDB_KILLED;
+}
+
+static void status(struct gdb_server *sv, struct strbuf *reply)
+{
+	struct bts_stop st = { .kind = BTS_STOP_SIGNAL, .signo = SIGTRAP };
+
+	if (sv->have_stop) {
+		gdb_stop_reply(sv, &sv->last, reply);
+		return;
+	}
+	if (!sv->c) {
+		sb_puts(reply, "W00");
+		return;
+	}
+	/* Not resumed since the connection: stopped as at its start. */
+	st.tid = gdb_general_thread(sv);
+	gdb_stop_reply(sv, &st, reply);
+}
+
+static int dispatch(struct gdb_server *sv, const struct rsp_req *rq,
+		    struct strbuf *reply)
+{
+	switch (rq->kind) {
+	case RQ_BAD:
+		error_reply(reply);
+		break;
+	case RQ_STATUS:
+		status(sv, reply);
+		break;
+	case RQ_GET_REGS:
+		get_regs(sv, reply);
+		break;
+	case RQ_SET_REGS:
+		set_regs(sv, rq, reply);
+		break;
+	case RQ_GET_REG:
+		get_reg(sv, rq, reply);
+		break;
+	case RQ_SET_REG:
+		set_reg(sv, rq, reply);
+		break;
+	case RQ_READ_MEM:
+		read_mem(sv, rq, reply);
+		break;
+	case RQ_WRITE_MEM:
+		write_mem(sv, rq, reply);
+		break;
+	case RQ_INSERT_BP:
+	case RQ_REMOVE_BP:
+		breakpoint(sv, rq, reply);
+		break;
+	case RQ_SET_THREAD:
+		set_thread(sv, rq, reply);
+		break;
+	case RQ_THREAD_ALIVE:
+		sb_puts(reply, gdb_thread_alive(sv, (pid_t)rq->tid) ? "OK" : "E01");
+		break;
+	case RQ_RESUME:
+		return gdb_resume(sv, rq, reply);
+	case RQ_VCONT_QUERY:
+		sb_puts(reply, "vCont;c;C;s;S;t");
+		break;
+	case RQ_KILL:
+		return kill_program(sv, rq, reply);
+	case RQ_DETACH:
+		sb_puts(reply, "OK");
+		return GDB_DETACHED;
+	case RQ_SUPPORTED:
+		supported(sv, rq, reply);
+		break;
+	case RQ_NOACK:
+		sv->noack = true;
+		sb_puts(reply, "OK");
+		break;
+	case RQ_CURRENT_THREAD:
+		if (gdb_general_thread(sv))
+			sb_printf(reply, "QC%x", (unsigned int)gdb_general_thread(sv));
+		break;
+	case RQ_THREADS_FIRST:
+		threads_first(sv, reply);
+		break;
+	case RQ_THREADS_NEXT:
+		threads_next(sv, reply);
+		break;
+	case RQ_ATTACHED:
+		sb_puts(reply, sv->c && !bts_control_spawned(sv->c) ? "1" : "0");
+		break;
+	case RQ_XFER_READ:
+		gdb_xfer(sv, rq, reply);
+		break;
+	case RQ_BTRACE:
+		gdb_btrace(sv, rq, reply);
+		break;
+	case RQ_BTRACE_CONF:
+		gdb_btrace_conf(sv, rq, reply);
+		break;
+	case RQ_OK:
+		sb_puts(reply, "OK");
+		break;
+	default:
+		break;		/* unknown: the empty reply */
+	}
+	return GDB_REPLY;
+}
+
+int gdb_handle(struct gdb_server *sv, const char *pkt, size_t len,
+	       struct strbuf *reply)
+{
+	struct rsp_req *rq = malloc(sizeof(*rq));
+	int after;
+
+	sb_reset(reply);
+	if (!rq) {
+		error_reply(reply);
+		return GDB_REPLY;
+	}
+	rsp_parse(pkt, len, rq);
+	after = dispatch(sv, rq, reply);
+	free(rq);
+	if (reply->oom) {
+		sb_reset(reply);
+		reply->oom = false;
+		error_reply(reply);
+	}
+	return after;
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The gdb stub: requests (rsp.h) answered from a program under libbts's
+ * debugger control (bts_control_*).  No transport here: the connection
+ * loop (cmd-gdbserver.c) feeds packets in and sends replies out.
+ *
+ * server.c          dispatch, threads, memory, breakpoints, queries
+ * server_regs.c     the amd64 register layout gdb uses without target.xml
+ * server_run.c      resuming, stop replies, signal numbers
+ * server_btrace.c   Qbtrace*, qXfer:btrace*:read (branch trace as gdb's BTS)
+ * server_xfer.c     qXfer objects: chunks of a document built once
+ */
+#ifndef BTRACE_GDB_SERVER_H
+#define BTRACE_GDB_SERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <bts.h>
+
+#include "rsp.h"
+
+/* gdb's default BTS buffer (set record btrace bts buffer-size). */
+#define GDB_BTS_SIZE_DEFAULT (64 * 1024)
+
+/* Branch tracing of one thread, as gdb enabled it. */
+struct bt_state {
+	pid_t tid;
+	uint64_t size;		/* bytes: size / 24 records are kept */
+	uint64_t enable_no;	/* records before the enable are not gdb's */
+	uint64_t enable_pc;
+	uint64_t last_no;	/* where the last read ended (delta) */
+	uint64_t last_pc;
+};
+
+struct gdb_server {
+	struct bts_control *c;	/* NULL: no program (gone, or fuzzing) */
+	bool noack;
+	bool swbreak;
+	bool debug;		/* log packets to stderr */
+	pid_t gthread;		/* Hg: registers, memory, btrace; 0: none yet */
+	long cthread;		/* Hc, for the legacy c/s: -1 all */
+	pid_t stop_tid;		/* the thread of the last stop reply */
+	bool have_stop;
+	struct bts_stop last;	/* the last stop reply's event */
+	uint64_t bts_size;	/* what Qbtrace-conf:bts:size asked for */
+
+	struct bt_state *bt;
+	size_t nbt, capbt;
+
+	/* qXfer: the document of the last offset-0 read, for later chunks. */
+	struct strbuf xfer;
+	char xfer_key[160];
+	bool xfer_valid;
+
+	pid_t *tids;		/* qfThreadInfo's list, for qsThreadInfo */
+	size_t ntids, tids_sent;
+};
+
+/* What the connection loop must do after sending the reply. */
+enum gdb_after {
+	GDB_REPLY = 0,		/* send @reply, nothing more */
+	GDB_NO_REPLY,		/* k: send nothing */
+	GDB_RESUMED,		/* wait for a stop, then send gdb_stop_reply() */
+	GDB_DETACHED,		/* send @reply; the program is let go: end */
+	GDB_KILLED,		/* send @reply (if any); the program is dead: end */
+};
+
+void gdb_server_init(struct gdb_server *sv, struct bts_control *c);
+void gdb_server_free(struct gdb_server *sv);
+/* A new connection: per-connection state back to its start. */
+void gdb_server_reconnect(struct gdb_server *sv);
+
+/* One packet (unescaped, @len bytes); fills @reply; returns &enum gdb_after. */
+int gdb_handle(struct gdb_server *sv, const char *pkt, size_t len,
+	       struct strbuf *reply);
+
+/* server.c */
+bool gdb_thread_alive(struct gdb_server *sv, pid_t tid);
+/* The thread Hg names, or the last stop's; 0 when there is none. */
+pid_t gdb_general_thread(struct gdb_server *sv);
+
+/* server_regs.c */
+#define GDB_REGS_SIZE 560
+#define GDB_NREGS 60
+int gdb_regs_read(struct gdb_server *sv, pid_t tid, uint8_t out[GDB_REGS_SIZE]);
+int gdb_regs_write(struct gdb_server *sv, pid_t tid,
+		   const uint8_t in[GDB_REGS_SIZE]);
+/* Offset and size of register @regno in the 'g' block; false: none. */
+bool gdb_reg_slot(unsigned int regno, size_t *off, size_t *size);
+
+/* server_run.c */
+int gdb_resume(struct gdb_server *sv, const struct rsp_req *rq,
+	       struct strbuf *reply);
+void gdb_stop_reply(struct gdb_server *sv, const struct bts_stop *st,
+		    struct strbuf *reply);
+int gdb_signal_from_host(int sig);
+int gdb_signal_to_host(int gsig);
+
+/* server_btrace.c */
+void gdb_btrace(struct gdb_server *sv, const struct rsp_req *rq,
+		struct strbuf *reply);
+void gdb_btrace_conf(struct gdb_server *sv, const struct rsp_req *rq,
+		     struct strbuf *reply);
+/* The XML of qXfer:btrace:read:@annex (or btrace-conf when @conf): 0, or
+ * an error reply already in @doc's place ("E.text") as a negative return. */
+int gdb_btrace_doc(struct gdb_server *sv, bool conf, const char *annex,
+		   struct strbuf *doc);
+/* Forgets the tracing of threads that are gone. */
+void gdb_btrace_forget(struct gdb_server *sv, pid_t tid);
+
+/* server_xfer.c */
+void gdb_xfer(struct gdb_server *sv, const struct rsp_req *rq,
+	      struct strbuf *reply);
+
+#endif /* BTRACE_GDB_SERVER_H */

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Stepping in a replay, by the depths history.c computed: a callee's
+ * instructions are deeper than its call, so stepping over a call is
+ * skipping what is deeper, and leaving a function is reaching what is
+ * shallower.  Gaps stop every motion but stepi, as in gdb.
+ */
+#include <string.h>
+
+#include "motion.h"
+
+int motion_stepi(const struct replay_history *h, uint64_t *pos,
+		 uint64_t count, bool reverse)
+{
+	uint64_t room = reverse ? *pos - 1 : h->n - *pos;
+
+	if (count > room) {
+		*pos = reverse ? 1 : h->n;
+		return MOTION_NO_HISTORY;
+	}
+	*pos = reverse ? *pos - count : *pos + count;
+	return MOTION_DONE;
+}
+
+struct line {
+	const char *file;	/* NULL: unknown */
+	int line;
+};
+
+static struct line line_of(const struct replay_history *h,
+			   struct bts_symbolizer *sym, uint64_t n)
+{
+	const struct replay_insn *in = replay_insn(h, n);
+	struct line l = { 0 };
+
+	if (!sym || in->iclass == BTS_ICLASS_GAP ||
+	    bts_symbolize_line(sym, in->ip, &l.file, &l.line) < 0)
+		l.file = NULL;
+	return l;
+}
+
+static bool same_line(struct line a, struct line b)
+{
+	return a.file && b.file && a.line == b.line &&
+	       (a.file == b.file || !strcmp(a.file, b.file));
+}
+
+static bool is_gap(const struct replay_history *h, uint64_t n)
+{
+	return replay_insn(h, n)->iclass == BTS_ICLASS_GAP;
+}
+
+static int next_forward(const struct replay_history *h,
+			struct bts_symbolizer *sym, uint64_t *pos)
+{
+	int32_t d0 = replay_insn(h, *pos)->depth;
+	struct line l0 = line_of(h, sym, *pos);
+
+	for (uint64_t q = *pos + 1; q <= h->n; q++) {
+		int32_t d = replay_insn(h, q)->depth;
+
+		if (is_gap(h, q) || d < d0 ||
+		    (d == d0 && !same_line(l0, line_of(h, sym, q)))) {
+			*pos = q;
+			return MOTION_DONE;
+		}
+	}
+	*pos = h->n;
+	return MOTION_NO_HISTORY;
+}
+
+/* From @q, a first instruction of a line at depth @d0, back to its start. */
+static uint64_t line_start(const struct replay_history *h,
+			   struct bts_symbolizer *sym, uint64_t q, int32_t d0)
+{
+	struct line l = line_of(h, sym, q);
+	uint64_t start = q;
+
+	if (!l.file)
+		return q;
+	while (--q >= 1) {
+		int32_t d = replay_insn(h, q)->depth;
+
+		if (is_gap(h, q) || d < d0)
+			break;
+		if (d > d0)
+			continue;
+		if (!same_line(l, line_of(h, sym, q)))
+			break;
+		start = q;
+	}
+	return start;
+}
+
+static int next_backward(const struct replay_history *h,
+			 struct bts_symbolizer *sym, uint64_t *pos)
+{
+	int32_t d0 = replay_insn(h, *pos)->depth;
+	struct line l0 = line_of(h, sym, *pos);
+
+	for (uint64_t q = *pos - 1; q >= 1; q--) {
+		int32_t d = replay_insn(h, q)->depth;
+
+		if (is_gap(h, q) || d < d0) {
+			*pos = q;
+			return MOTION_DONE;
+		}
+		if (d > d0 || same_line(l0, line_of(h, sym, q)))
+			continue;
+		*pos = line_start(h, sym, q, d0);
+		return MOTION_DONE;
+	}
+	*pos = 1;
+	return MOTION_NO_HISTORY;
+}
+
+int motion_next(const struct replay_history *h, struct bts_symbolizer *sym,
+		uint64_t *pos, bool reverse)
+{
+	if (reverse ? *pos <= 1 : *pos >= h->n)
+		return MOTION_NO_HISTORY;
+	return reverse ? next_backward(h, sym, pos) : next_forward(h, sym, pos);
+}
+
+int motion_finish(const struct replay_history *h, uint64_t *pos, bool reverse)
+{
+	int32_t d0 = replay_insn(h, *pos)->depth;
+	uint64_t q = *pos;
+
+	while (reverse ? q > 1 : q < h->n) {
+		q = reverse ? q - 1 : q + 1;
+		if (replay_insn(h, q)->depth < d0) {
+			*pos = q;
+			return MOTION_DONE;
+		}
+	}
+	*pos = q;
+	return MOTION_NO_HISTORY;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ptrace_bts: the hardware sources (kmod-bts, kmod-pebs) and the per-CPU
+ * mode, on top of the DS code of arch/x86/ds (ds.h).
+ *
+ * None of this has yet run on a CPU with BTS: the logic is tested in user
+ * space against a simulated CPU (tests/sim), and the refusal paths in QEMU,
+ * whose CPU has no DS.
+ */
+#ifndef PTBTS_HW_H
+#define PTBTS_HW_H
+
+#include <linux/types.h>
+
+#include "ds.h"
+#include "ptbts.h"
+
+/* hw_detect.c */
+extern const struct ds_ops ptbts_hw_ops;
+#define PTBTS_HW_MACHINE	2	/* ptbts_hw_unavail(): machine reasons only */
+u8 ptbts_hw_unavail(u32 source, int audit);
+u32 ptbts_hw_pebs_format(void);
+u32 ptbts_hw_pebs_record_size(void);
+u8 ptbts_hw_percpu_unavail(void);
+
+/* hw_bts.c: kmod-bts and kmod-pebs */
+extern const struct ptbts_source_ops ptbts_bts_ops;
+extern const struct ptbts_source_ops ptbts_pebs_ops;
+
+#endif /* PTBTS_HW_H */

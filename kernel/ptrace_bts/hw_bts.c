@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ptrace_bts: the kmod-bts source.  The CPU's BTS stores each branch record
+ * of the traced thread straight into the tracer's pinned pages, through
+ * their vmap alias; no software is on the path of a record.
+ *
+ *  - Preempt notifiers of the thread (registered by the thread itself, from
+ *    a task_work run before it next returns to user mode) point the DS
+ *    area's BTS fields at the thread's window and turn BTS on, user mode
+ *    only, at sched-in; at sched-out they turn it off, publish the position
+ *    and give the DS area back (arch/x86/ds/ds_task.c).
+ *  - The threshold PMI (an NMI) moves the window on, publishes, and wakes
+ *    the tracer through irq_work; in BLOCK mode it makes the thread wait
+ *    for room, in a task_work, before it runs user code again.
+ *  - A fork or clone never inherits any of it: preempt notifiers are not
+ *    copied to a child (__sched_fork() starts its list empty), DEBUGCTL is
+ *    a per-CPU register this code turns off at every sched-out of the
+ *    traced thread, and the DS fields are restored at the same moment, so
+ *    the child's first slice starts with BTS off.
+ *
+ * The vmap alias is valid in every address space only without page-table
+ * isolation, which is why ptbts_hw_unavail() refuses under PTI.
+ *
+ * Coexistence with perf, which owns IA32_DS_AREA whenever it has an event:
+ * the choice is made in ds_task_sched_in() (arch/x86/ds/ds_task.c): the
+ * installed DS area's BTS fields are borrowed for the slice and given back,
+ * the MSR is never moved away from perf's area, and a slice that finds
+ * someone else's BTS on is skipped (a GAP marker) rather than disturb it.
+ * Attaching is refused while perf uses BTS on any CPU (hw_detect.c).
+ *
+ * This has not yet run on a CPU with BTS.  Its logic (the DS code) is
+ * tested against a simulated CPU; here only the refusals run, in QEMU.
+ */
+#include <linux/irq_work.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/refcount.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/task_work.h>
+#include <asm/apic.h>
+#include <asm/nmi.h>
+
+#include "hw.h"
+
+/**
+ * struct ptbts_hw - one thread recorded by the hardware
+ * @node:       in ptbts_hw_list
+ * @ref:        the attachment, the registered notifier, each queued
+ *              task_work
+ * @t:          the attachment
+ * @task:       the thread (a reference)
+ * @ds:         the DS state of its slices
+ * @pn:         its preempt notifier
+ * @reg_work:   registers @pn from the thread itself
+ * @unreg_work: unregisters it, from the thread itself
+ * @block_work: BLOCK: waits for room before user mode
+ * @kick:       an interrupt after the NMI, so that @block_work runs soon
+ * @block_queued: @block_work is queued
+ * @registered: @pn is registered (only the thread changes it)
+ * @stopping:   the attachment ends: no new slice may turn BTS on
+ * @active:     a slice is running: BTS may be writing
+ * @scratch:    the DS code's scratch records
+ * @own_area:   a DS area for CPUs where perf installed none
+ */
+struct ptbts_hw {
+	struct list_head node;
+	refcount_t ref;
+	struct ptbts_thread *t;
+	struct task_struct *task;
+	struct ds_task ds;
+	struct preempt_notifier pn;
+	struct callback_head reg_work;
+	struct callback_head unreg_work;
+	struct callback_head block_work;
+	struct irq_work kick;
+	unsigned long block_queued;
+	bool registered;
+	bool stopping;
+	bool active;
+	u8 *scratch;
+	struct ds_area *own_area;
+};
+
+static DEFINE_PER_CPU(struct ptbts_hw *, ptbts_hw_cur);
+/* A slice is being switched on this CPU: a PMI now is taken care of. */
+static DEFINE_PER_CPU(bool, ptbts_hw_switching);
+static LIST_HEAD(ptbts_hw_list);
+static DEFINE_SPINLOCK(ptbts_hw_lock);
+static DEFINE_MUTEX(ptbts_hw_nmi_lock);
+static unsigned int ptbts_hw_nmi_users;
+
+static u64 ptbts_hw_tail(const struct ptbts_hw *hw)
+{
+	return smp_load_acquire(&hw->t->ring.tail);
+}
+
+/* The producer position, for STATUS, WAIT and poll (ring.c's protocol). */
+static void ptbts_hw_publish(struct ptbts_hw *hw)
+{
+	struct ptbts_ring *r = &hw->t->ring;
+
+	WRITE_ONCE(r->lost, hw->ds.bts.lost);
+	smp_store_release(&r->count, hw->ds.bts.count);
+	if (hw->ds.bts.count - READ_ONCE(r->tail) >= r->wakeup)
+		irq_work_queue(&r->wake_work);
+}
+
+static void ptbts_hw_in(struct ptbts_hw *hw)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	this_cpu_write(ptbts_hw_switching, true);
+	/* Pairs with ptbts_bts_stop(): either it sees @active or we see @stopping. */
+	WRITE_ONCE(hw->active, true);
+	smp_mb();
+	if (READ_ONCE(hw->stopping)) {
+		WRITE_ONCE(hw->active, false);
+	} else {
+		ds_task_sched_in(&ptbts_hw_ops, &hw->ds, ptbts_hw_tail(hw), 0);
+		this_cpu_write(ptbts_hw_cur, hw);
+	}
+	this_cpu_write(ptbts_hw_switching, false);
+	local_irq_restore(flags);
+}
+
+static void ptbts_hw_out(struct ptbts_hw *hw)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if (READ_ONCE(hw->active)) {
+		this_cpu_write(ptbts_hw_switching, true);
+		this_cpu_write(ptbts_hw_cur, NULL);
+		ds_task_sched_out(&ptbts_hw_ops, &hw->ds, ptbts_hw_tail(hw), 0);
+		ptbts_hw_publish(hw);
+		this_cpu_write(ptbts_hw_switching, false);
+		/* The slice's records are published before it reads as over. */
+		smp_store_release(&hw->active, false);
+	}
+	local_irq_restore(flags);
+}
+
+static void ptbts_hw_sched_in(struct preempt_notifier *pn, int cpu)
+{
+	ptbts_hw_in(container_of(pn, struct ptbts_hw, pn));
+}
+
+static void ptbts_hw_sched_out(struct preempt_notifier *pn,
+			       struct task_struct *next)
+{
+	ptbts_hw_out(container_of(pn, struct ptbts_hw, pn));
+}
+
+static struct preempt_ops ptbts_hw_preempt_ops = {
+	.sched_in	= ptbts_hw_sched_in,
+	.sched_out	= ptbts_hw_sched_out,
+};
+
+static void ptbts_hw_free(struct ptbts_hw *hw)
+{
+	kfree(hw->scratch);
+	free_page((unsigned long)hw->own_area);
+	put_task_struct(hw->task);
+	kfree(hw);
+}
+
+/* The last reference: nothing of the thread can reach the object. */
+static void ptbts_hw_put(struct ptbts_hw *hw)
+{
+	if (!refcount_dec_and_test(&hw->ref))
+		return;
+	preempt_notifier_dec();
+	ptbts_hw_free(hw);
+}
+
+/* In the thread, before user mode: its notifier, and its first slice. */
+static void ptbts_hw_register(struct callback_head *cb)
+{
+	struct ptbts_hw *hw = container_of(cb, struct ptbts_hw, reg_work);
+
+	if (!READ_ONCE(hw->stopping) && !(current->flags & PF_EXITING)) {
+		refcount_inc(&hw->ref);
+		preempt_disable();
+		preempt_notifier_register(&hw->pn);
+		WRITE_ONCE(hw->registered, true);
+		ptbts_hw_in(hw);
+		preempt_enable();
+	}
+	ptbts_hw_put(hw);
+}
+
+/* In the thread: the end of recording, from its own context. */
+static void ptbts_hw_unregister(struct callback_head *cb)
+{
+	struct ptbts_hw *hw = container_of(cb, struct ptbts_hw, unreg_work);
+	bool was;
+
+	preempt_disable();
+	ptbts_hw_out(hw);
+	was = hw->registered;
+	if (was) {
+		preempt_notifier_unregister(&hw->pn);
+		WRITE_ONCE(hw->registered, false);
+	}
+	preempt_enable();
+	if (was)
+		ptbts_hw_put(hw);
+	ptbts_hw_put(hw);
+}
+
+/* BLOCK: the buffer is full; wait for the tracer's ACK, then go on. */
+static void ptbts_hw_block(struct callback_head *cb)
+{
+	struct ptbts_hw *hw = container_of(cb, struct ptbts_hw, block_work);
+	struct ptbts_ring *r = &hw->t->ring;
+
+	clear_bit(0, &hw->block_queued);
+	if (!READ_ONCE(hw->stopping)) {
+		/* Off while waiting; a kill ends the wait (records stay held). */
+		preempt_disable();
+		ptbts_hw_out(hw);
+		preempt_enable();
+		wait_event_killable(r->room_wq,
+				    READ_ONCE(hw->stopping) ||
+				    ds_win_room(&hw->ds.bts, ptbts_hw_tail(hw)));
+		preempt_disable();
+		ptbts_hw_in(hw);
+		preempt_enable();
+	}
+	ptbts_hw_put(hw);
+}
+
+static void ptbts_hw_kick(struct irq_work *work)
+{
+	/* Nothing: returning from this interrupt runs the thread's task_work. */
+}
+
+/*
+ * The threshold PMI.  Only the thread's own CPU, while its slice runs,
+ * has @ptbts_hw_cur set; whether the NMI is ours is decided by the index
+ * having reached the threshold (ds_task_pmi()).  perf's handler runs too
+ * and ignores it: its own BTS is off whenever ours is on.
+ */
+static int ptbts_hw_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	struct ptbts_hw *hw = this_cpu_read(ptbts_hw_cur);
+	int res;
+
+	if (this_cpu_read(ptbts_hw_switching)) {
+		/* The switch takes the index as it is: the PMI is served. */
+		apic_write(APIC_LVTPC, APIC_DM_NMI);
+		return NMI_HANDLED;
+	}
+	if (!hw || !READ_ONCE(hw->active))
+		return NMI_DONE;
+	res = ds_task_pmi(&ptbts_hw_ops, &hw->ds, ptbts_hw_tail(hw), 0);
+	if (!(res & DS_PMI_OURS))
+		return NMI_DONE;
+	ptbts_hw_publish(hw);
+	if ((res & DS_PMI_BLOCK) && !test_and_set_bit(0, &hw->block_queued)) {
+		/* The notifier's reference keeps @hw: this one is the work's. */
+		refcount_inc(&hw->ref);
+		if (task_work_add(hw->task, &hw->block_work, TWA_RESUME)) {
+			clear_bit(0, &hw->block_queued);
+			refcount_dec(&hw->ref);
+		} else {
+			irq_work_queue(&hw->kick);
+		}
+	}
+	/* With no perf event active, perf's handler does not unmask it. */
+	apic_write(APIC_LVTPC, APIC_DM_NMI);
+	return NMI_HANDLED;
+}
+
+static int ptbts_hw_nmi_get(void)
+{
+	int err = 0;
+
+	mutex_lock(&ptbts_hw_nmi_lock);
+	if (!ptbts_hw_nmi_users)
+		err = register_nmi_handler(NMI_LOCAL, ptbts_hw_nmi, 0,
+					   "ptrace_bts");
+	if (!err)
+		ptbts_hw_nmi_users++;
+	mutex_unlock(&ptbts_hw_nmi_lock);
+	return err;
+}
+
+static void ptbts_hw_nmi_put(void)
+{
+	mutex_lock(&ptbts_hw_nmi_lock);
+	if (!--ptbts_hw_nmi_users)
+		unregister_nmi_handler(NMI_LOCAL, "ptrace_bts");
+	mutex_unlock(&ptbts_hw_nmi_lock);
+}
+
+static int ptbts_hw_setup(struct ptbts_hw *hw, struct ptbts_thread *t)
+{
+	struct ptbts_ring *r = &t->ring;
+	struct ds_win_cfg cfg = {
+		.buf = t->buf->vaddr, .rec_size = DS_BTS_RECORD,
+		.nslots = r->nslots, .mode = r->mode, .wakeup = r->wakeup,
+		.markers = true,
+	};
+
+	/* A small buffer gets a smaller margin (the PMI latency it absorbs). */
+	cfg.margin = min_t(u64, DS_MARGIN_DEFAULT, (r->nslots - 2) / 2);
+	hw->scratch = kcalloc(DS_SCRATCH_RECS(cfg.margin), DS_BTS_RECORD,
+			      GFP_KERNEL);
+	hw->own_area = (struct ds_area *)get_zeroed_page(GFP_KERNEL);
+	if (!hw->scratch || !hw->own_area)
+		return -ENOMEM;
+	cfg.scratch = hw->scratch;
+	if (ds_win_init(&hw->ds.bts, &cfg))
+		return -EINVAL;
+	ds_task_init(&hw->ds, ds_debugctl_bts(true, false), hw->own_area);
+	return 0;
+}
+
+static int ptbts_bts_start(struct ptbts_thread *t)
+{
+	struct ptbts_hw *hw;
+	u8 why;
+	int err;
+
+	why = ptbts_hw_unavail(t->source, true);
+	if (why != PTBTS_OK)
+		return why == PTBTS_UNAVAIL_NO_CAP ? -EPERM : -EOPNOTSUPP;
+	hw = kzalloc(sizeof(*hw), GFP_KERNEL);
+	if (!hw)
+		return -ENOMEM;
+	/* The attachment's reference and the queued registration's. */
+	refcount_set(&hw->ref, 2);
+	hw->t = t;
+	hw->task = t->task;
+	get_task_struct(hw->task);
+	init_irq_work(&hw->kick, ptbts_hw_kick);
+	init_task_work(&hw->reg_work, ptbts_hw_register);
+	init_task_work(&hw->unreg_work, ptbts_hw_unregister);
+	init_task_work(&hw->block_work, ptbts_hw_block);
+	preempt_notifier_init(&hw->pn, &ptbts_hw_preempt_ops);
+	err = ptbts_hw_setup(hw, t);
+	if (err)
+		goto free;
+	err = ptbts_hw_nmi_get();
+	if (err)
+		goto free;
+	preempt_notifier_inc();
+	/* The thread is in a ptrace stop: this runs when it is resumed. */
+	err = task_work_add(hw->task, &hw->reg_work, TWA_RESUME);
+	if (err)
+		goto dec;
+	spin_lock(&ptbts_hw_lock);
+	list_add(&hw->node, &ptbts_hw_list);
+	spin_unlock(&ptbts_hw_lock);
+	return 0;
+
+dec:
+	preempt_notifier_dec();
+	ptbts_hw_nmi_put();
+free:
+	ptbts_hw_free(hw);
+	return err;
+}
+
+static struct ptbts_hw *ptbts_hw_take(struct ptbts_thread *t)
+{
+	struct ptbts_hw *hw, *found = NULL;
+
+	spin_lock(&ptbts_hw_lock);
+	list_for_each_entry(hw, &ptbts_hw_list, node) {
+		if (hw->t == t) {
+			list_del(&hw->node);
+			found = hw;
+			break;
+		}
+	}
+	spin_unlock(&ptbts_hw_lock);
+	return found;
+}
+
+/* Off the CPU for good: it will neither run a slice nor its notifier. */
+static bool ptbts_hw_dead(struct task_struct *p)
+{
+	return (READ_ONCE(p->__state) & TASK_DEAD) && !READ_ONCE(p->on_cpu);
+}
+
+/*
+ * Ends recording.  The thread may be anywhere: stopped, running, exiting.
+ * @stopping keeps any new slice from turning BTS on; a running slice is
+ * ended by the thread itself (its unregister task_work, which a kick into
+ * the kernel makes it run), and that work also unregisters the notifier.
+ * A thread in a ptrace stop is not running a slice: its work runs when it
+ * is resumed or exits, and the object lives until then (its references).
+ * A thread already past its task_works at exit is waited for until it is
+ * off the CPU for good; its notifier list dies with it.
+ */
+static void ptbts_bts_stop(struct ptbts_thread *t)
+{
+	struct ptbts_hw *hw = ptbts_hw_take(t);
+	bool queued;
+
+	if (!hw)
+		return;
+	WRITE_ONCE(hw->stopping, true);
+	smp_mb();
+	wake_up_all(&t->ring.room_wq);
+	refcount_inc(&hw->ref);
+	queued = !task_work_add(hw->task, &hw->unreg_work, TWA_RESUME);
+	if (!queued)
+		refcount_dec(&hw->ref);
+	while (READ_ONCE(hw->active) || (!queued && !ptbts_hw_dead(hw->task))) {
+		kick_process(hw->task);
+		schedule_timeout_uninterruptible(1);
+	}
+	if (!queued && READ_ONCE(hw->registered)) {
+		WRITE_ONCE(hw->registered, false);
+		ptbts_hw_put(hw);
+	}
+	ptbts_hw_publish(hw);
+	irq_work_sync(&hw->kick);
+	ptbts_hw_nmi_put();
+	ptbts_hw_put(hw);
+}
+
+const struct ptbts_source_ops ptbts_bts_ops = {
+	.has_buffer2	= false,
+	.start		= ptbts_bts_start,
+	.stop		= ptbts_bts_stop,
+};

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * btrace record --skip (libbts/skip.c) on skip-qsort: libc and ld.so run
+ * at full speed, and yet
+ *  - every record starts in the program's own text (nothing of libc or
+ *    ld.so is recorded), and markers are "filtered", never "gap";
+ *  - each of the two calls into qsort (through a pointer) is recorded,
+ *    exactly {the call -> qsort};
+ *  - the comparator that libc calls back is seen every time it runs: each
+ *    run is exactly a filtered marker, {skip_cmp_ret -> libc}, and another
+ *    filtered marker (the program counts the runs itself);
+ *  - the program runs as it would untraced (it checks its sorts).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "raw_dump.h"
+
+struct skip_run {
+	char *btr;
+	struct harness_cmd cmd;
+	struct raw_labels labels;
+	struct raw_dump dump;
+	int calls;
+};
+
+static void record_skip(const char *const opts[], struct skip_run *r)
+{
+	const char *c;
+
+	r->btr = raw_record("skip-qsort", opts, 0, &r->cmd);
+	raw_labels_parse(r->cmd.out, &r->labels);
+	c = strstr(r->cmd.out, "calls ");
+	ASSERT_TRUE(c != NULL);
+	r->calls = atoi(c + 6);
+	ASSERT_GT(r->calls, 0);
+	raw_dump_load(r->btr, &r->dump);
+	ASSERT_EQ(r->dump.n, (size_t)1);
+}
+
+static void free_skip_run(struct skip_run *r)
+{
+	raw_dump_free(&r->dump);
+	raw_labels_free(&r->labels);
+	harness_cmd_free(&r->cmd);
+	unlink(r->btr);
+	free(r->btr);
+}
+
+/* Whether a marker of @t stands right before record @i, and its text. */
+static const char *marker_before(const struct raw_thread *t, size_t i)
+{
+	size_t m;
+
+	for (m = 0; m < t->nmarkers; m++)
+		if (t->marker_pos[m] == i)
+			return t->markers[m];
+	return NULL;
+}
+
+static size_t count_to(const struct raw_thread *t, uint64_t to)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->n; i++)
+		n += t->recs[i].to == to;
+	return n;
+}
+
+TEST(skip, libc_and_ld_so_run_free_but_the_callback_is_recorded)
+{
+	const char *opts[] = { "--skip", "libc.so.6", "--skip", "ld-linux*", NULL };
+	struct skip_run r;
+	const struct raw_thread *t;
+	uint64_t lo, hi, ret;
+	const char *m;
+	size_t i, cmp = 0;
+
+	record_skip(opts, &r);
+	t = &r.dump.threads[0];
+	lo = raw_label(&r.labels, "text_lo");
+	hi = raw_label(&r.labels, "text_hi");
+	ret = raw_label(&r.labels, "skip_cmp_ret");
+	EXPECT_EQ(raw_count_markers(t, "gap"), (size_t)0);
+	EXPECT_GT(raw_count_markers(t, "filtered"), (size_t)0);
+	EXPECT_EQ(raw_count_markers(t, "filtered"), t->nmarkers);
+	for (i = 0; i < t->n; i++) {
+		if (t->recs[i].from < lo || t->recs[i].from >= hi)
+			FAIL("record %zu starts at 0x%llx, outside the program's text",
+			     i, (unsigned long long)t->recs[i].from);
+		if (t->recs[i].from != ret)
+			continue;
+		cmp++;
+		m = marker_before(t, i);
+		EXPECT_TRUE(m && !strncmp(m, "filtered", 8));
+		m = marker_before(t, i + 1);
+		EXPECT_TRUE(m && !strncmp(m, "filtered", 8));
+	}
+	EXPECT_EQ(cmp, (size_t)r.calls);
+	EXPECT_EQ(count_to(t, raw_label(&r.labels, "qsort")), (size_t)2);
+	free_skip_run(&r);
+}
+
+TEST(skip, without_skip_the_same_callbacks_and_more)
+{
+	const char *opts[] = { "--skip", "no-such-object.so", NULL };
+	struct skip_run r, full;
+	size_t i, cmp = 0;
+	uint64_t ret;
+
+	record_skip(NULL, &full);
+	record_skip(opts, &r);
+	/* A glob that matches nothing changes nothing. */
+	EXPECT_EQ(r.dump.threads[0].n, full.dump.threads[0].n);
+	EXPECT_EQ(raw_count_markers(&full.dump.threads[0], "filtered"), (size_t)0);
+	ret = raw_label(&full.labels, "skip_cmp_ret");
+	for (i = 0; i < full.dump.threads[0].n; i++)
+		cmp += full.dump.threads[0].recs[i].from == ret;
+	EXPECT_EQ(cmp, (size_t)full.calls);
+	free_skip_run(&r);
+	free_skip_run(&full);
+}
+
+TEST(skip, an_empty_name_is_refused)
+{
+	char *btrace = BTRACE_PATH(), *prog = PROG_PATH("skip-qsort");
+	char *out = harness_path(harness_tmpdir(), "skip-empty.btr");
+	char *argv[] = { btrace, "record", "-o", out, "--skip", "", "--", prog, NULL };
+	struct harness_cmd cmd;
+
+	ASSERT_EQ(harness_run(argv, 30, &cmd), 0);
+	EXPECT_EQ(harness_exit_code(&cmd), 125);
+	EXPECT_TRUE(strstr(cmd.err, "expected an object name") != NULL);
+	EXPECT_EQ(access(out, F_OK), -1);
+	harness_cmd_free(&cmd);
+	free(btrace);
+	free(prog);
+	free(out);
+}

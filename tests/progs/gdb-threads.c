@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * gdb tests: two threads with histories of their own.  Both wait at a
+ * barrier until main reaches ready(); then thread A calls leaf_a three
+ * times and done_a, thread B calls leaf_b five times and done_b.
+ */
+#include <pthread.h>
+
+static pthread_barrier_t go;
+static volatile int sink;
+
+__attribute__((noinline)) void leaf_a(int i) { sink = i; }
+__attribute__((noinline)) void leaf_b(int i) { sink = -i; }
+__attribute__((noinline)) void done_a(void) { sink = 100; }
+__attribute__((noinline)) void done_b(void) { sink = 200; }
+__attribute__((noinline)) void ready(void) { sink = 0; }
+
+static void *thread_a(void *arg)
+{
+	pthread_barrier_wait(&go);
+	for (int i = 0; i < 3; i++)
+		leaf_a(i);
+	done_a();
+	return arg;
+}
+
+static void *thread_b(void *arg)
+{
+	pthread_barrier_wait(&go);
+	for (int i = 0; i < 5; i++)
+		leaf_b(i);
+	done_b();
+	return arg;
+}
+
+int main(void)
+{
+	pthread_t a, b;
+
+	pthread_barrier_init(&go, NULL, 3);
+	pthread_create(&a, NULL, thread_a, NULL);
+	pthread_create(&b, NULL, thread_b, NULL);
+	ready();
+	pthread_barrier_wait(&go);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	return 0;
+}
