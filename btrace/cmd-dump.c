@@ -113,7 +113,11 @@ static void print_marker(int kind, uint64_t to)
 			printf("gap %" PRIu64, to);
 		break;
 	case PTBTS_KIND_FILTERED:
-		printf("filtered %" PRIu64, to);
+		/* 0: the source could not count what ran in the region. */
+		if (to)
+			printf("filtered %" PRIu64, to);
+		else
+			printf("filtered");
 		break;
 	default:
 		printf("%s 0x%" PRIx64, bts_kind_name(kind), to);

@@ -109,7 +109,10 @@ void dump_gap_text(int reason, uint64_t arg, char *buf, size_t len)
 			 marker_gaps[arg] : "unknown");
 		break;
 	case BTS_GAP_FILTERED:
-		snprintf(buf, len, "%" PRIu64 " branches filtered", arg);
+		if (arg)
+			snprintf(buf, len, "%" PRIu64 " branches filtered", arg);
+		else
+			snprintf(buf, len, "filtered: ran in a skipped object");
 		break;
 	case BTS_GAP_EXEC:
 		snprintf(buf, len, "exec, entry 0x%" PRIx64, arg);

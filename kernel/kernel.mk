@@ -101,7 +101,7 @@ $(KGUEST_BIN): $(KGUEST_OBJ)
 # guest's btrace is never ASan's (TCG makes it slow enough as it is): a
 # SAN=1 build makes a plain one of its own, in $(KGUEST)/bt.
 KGUEST_PROGS := static-oracle seq-flow threads-count cli-loop session-stop \
-		speed-forms
+		speed-forms i386-ksig i386-sys
 KGUEST_M32   := $(KGUEST)/tracer32
 KGUEST_BENCH := $(KGUEST)/kbench
 KGUEST_BT    := $(if $(SAN),$(KGUEST)/bt/btrace,$(BTRACE))

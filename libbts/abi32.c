@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * 32-bit code: the control-transfer classes of insn.c for a decoder in
- * legacy 32-bit mode, where 0x40..0x4f are inc/dec, not REX prefixes, and
- * call/ret move 4 bytes.  The ptrace-step source single-steps 32-bit
- * programs, so only the class and length of each instruction matter.
+ * 32-bit programs: their classification (insn.c in legacy 32-bit mode),
+ * their sigreturn numbers and how a session notices them.  The
+ * ptrace-step source single-steps 32-bit programs, so only the class and
+ * length of each instruction matter.
  */
 #include <elf.h>
 #include <endian.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <Zydis/Zydis.h>
 
 #include "abi32.h"
 #include "trace_format.h"
@@ -21,68 +19,9 @@
 #define NR32_SIGRETURN		119
 #define NR32_RT_SIGRETURN	173
 
-static const ZydisDecoder *decoder32(void)
-{
-	static ZydisDecoder dec;
-	static bool ready;
-
-	/* Initialising twice from two threads writes the same bytes. */
-	if (!ready) {
-		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LEGACY_32,
-				 ZYDIS_STACK_WIDTH_32);
-		ready = true;
-	}
-	return &dec;
-}
-
-static int kind_of(const ZydisDecodedInstruction *zi)
-{
-	/* Indirect near jmp/call are opcode FF (/2, /4). */
-	bool rel = zi->opcode != 0xff;
-
-	if (zi->meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
-		return BTS_INSN_FAR;
-	switch (zi->meta.category) {
-	case ZYDIS_CATEGORY_COND_BR:
-		return BTS_INSN_COND;
-	case ZYDIS_CATEGORY_UNCOND_BR:
-		return rel ? BTS_INSN_JUMP : BTS_INSN_JUMP_IND;
-	case ZYDIS_CATEGORY_CALL:
-		return rel ? BTS_INSN_CALL : BTS_INSN_CALL_IND;
-	case ZYDIS_CATEGORY_RET:
-		return zi->mnemonic == ZYDIS_MNEMONIC_RET ? BTS_INSN_RET
-							  : BTS_INSN_FAR;
-	case ZYDIS_CATEGORY_SYSCALL:	/* sysenter */
-		return BTS_INSN_SYSCALL;
-	case ZYDIS_CATEGORY_INTERRUPT:	/* int $0x80 */
-		return BTS_INSN_INT;
-	default:
-		break;
-	}
-	if (zi->mnemonic == ZYDIS_MNEMONIC_XBEGIN)
-		return BTS_INSN_COND;
-	return BTS_INSN_OTHER;
-}
-
 int bts_abi32_classify(const void *buf, size_t len, struct bts_insn *out)
 {
-	ZydisDecodedInstruction zi;
-	ZyanStatus st;
-
-	st = ZydisDecoderDecodeInstruction(decoder32(), NULL, buf, len, &zi);
-	if (st == ZYDIS_STATUS_NO_MORE_DATA)
-		return bts_fail(BTS_E_TRUNCATED, "instruction runs past %zu bytes", len);
-	if (!ZYAN_SUCCESS(st))
-		return bts_fail(BTS_E_DECODE, "undecodable 32-bit instruction "
-				"(Zydis status 0x%x)", (unsigned int)st);
-	out->len = zi.length;
-	out->kind = kind_of(&zi);
-	out->flags = 0;
-	if (zi.meta.category == ZYDIS_CATEGORY_STRINGOP &&
-	    (zi.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
-			      ZYDIS_ATTRIB_HAS_REPNE)))
-		out->flags |= BTS_INSN_F_REP;
-	return 0;
+	return bts_insn_classify_mode(true, buf, len, out);
 }
 
 bool bts_abi32_sigreturn(uint64_t nr)

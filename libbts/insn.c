@@ -11,18 +11,28 @@
 #include "addr_table.h"
 #include "insn.h"
 
-static ZydisDecoder decoder;
-static bool decoder_ready;
+/* [0] long mode; [1] legacy 32-bit mode, for i386 programs (abi32.c). */
+static ZydisDecoder decoders[2];
+static bool decoders_ready[2];
+
+static const ZydisDecoder *decoder_for(bool is32)
+{
+	/* Initialising twice from two threads writes the same bytes. */
+	if (!decoders_ready[is32]) {
+		if (is32)
+			ZydisDecoderInit(&decoders[1], ZYDIS_MACHINE_MODE_LEGACY_32,
+					 ZYDIS_STACK_WIDTH_32);
+		else
+			ZydisDecoderInit(&decoders[0], ZYDIS_MACHINE_MODE_LONG_64,
+					 ZYDIS_STACK_WIDTH_64);
+		decoders_ready[is32] = true;
+	}
+	return &decoders[is32];
+}
 
 static const ZydisDecoder *get_decoder(void)
 {
-	/* Initialising twice from two threads writes the same bytes. */
-	if (!decoder_ready) {
-		ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64,
-				 ZYDIS_STACK_WIDTH_64);
-		decoder_ready = true;
-	}
-	return &decoder;
+	return decoder_for(false);
 }
 
 static int kind_of(const ZydisDecodedInstruction *zi)
@@ -45,9 +55,9 @@ static int kind_of(const ZydisDecodedInstruction *zi)
 	case ZYDIS_CATEGORY_RET:
 		return zi->mnemonic == ZYDIS_MNEMONIC_RET ? BTS_INSN_RET
 							  : BTS_INSN_FAR;
-	case ZYDIS_CATEGORY_SYSCALL:
+	case ZYDIS_CATEGORY_SYSCALL:	/* syscall, sysenter */
 		return BTS_INSN_SYSCALL;
-	case ZYDIS_CATEGORY_INTERRUPT:
+	case ZYDIS_CATEGORY_INTERRUPT:	/* int3, int $0x80 */
 		return BTS_INSN_INT;
 	default:
 		break;
@@ -58,17 +68,18 @@ static int kind_of(const ZydisDecodedInstruction *zi)
 	return BTS_INSN_OTHER;
 }
 
-int bts_insn_classify(const void *buf, size_t len, struct bts_insn *out)
+int bts_insn_classify_mode(bool is32, const void *buf, size_t len,
+			   struct bts_insn *out)
 {
 	ZydisDecodedInstruction zi;
 	ZyanStatus st;
 
-	st = ZydisDecoderDecodeInstruction(get_decoder(), NULL, buf, len, &zi);
+	st = ZydisDecoderDecodeInstruction(decoder_for(is32), NULL, buf, len, &zi);
 	if (st == ZYDIS_STATUS_NO_MORE_DATA)
 		return bts_fail(BTS_E_TRUNCATED, "instruction runs past %zu bytes", len);
 	if (!ZYAN_SUCCESS(st))
-		return bts_fail(BTS_E_DECODE, "undecodable instruction (Zydis status 0x%x)",
-				(unsigned int)st);
+		return bts_fail(BTS_E_DECODE, "undecodable %sinstruction (Zydis status 0x%x)",
+				is32 ? "32-bit " : "", (unsigned int)st);
 	out->len = zi.length;
 	out->kind = kind_of(&zi);
 	out->flags = 0;
@@ -77,6 +88,11 @@ int bts_insn_classify(const void *buf, size_t len, struct bts_insn *out)
 			      ZYDIS_ATTRIB_HAS_REPNE)))
 		out->flags |= BTS_INSN_F_REP;
 	return 0;
+}
+
+int bts_insn_classify(const void *buf, size_t len, struct bts_insn *out)
+{
+	return bts_insn_classify_mode(false, buf, len, out);
 }
 
 bool bts_insn_taken(const struct bts_insn *insn, uint64_t pc, uint64_t next)

@@ -40,6 +40,12 @@ struct bts_insn {
  * 0, or -BTS_E_DECODE (-BTS_E_TRUNCATED when @len ran out first).
  */
 int bts_insn_classify(const void *buf, size_t len, struct bts_insn *out);
+/*
+ * The same for either machine mode: legacy 32-bit (0x40..0x4f are inc/dec,
+ * call/ret move 4 bytes) when @is32, long mode otherwise.
+ */
+int bts_insn_classify_mode(bool is32, const void *buf, size_t len,
+			   struct bts_insn *out);
 
 /*
  * Did the instruction at @pc, followed by @next, transfer control in a way

@@ -21,6 +21,9 @@ int bts_fail_errno(int err, const char *fmt, ...) __attribute__((format(printf, 
  */
 int bts_proc_status(pid_t tid, const char *field, int base,
 		    unsigned long long *val);
+/* The same field read from the status file at @path. */
+int bts_status_field(const char *path, const char *field, int base,
+		     unsigned long long *val);
 /* Whether @sig is in the signal mask @mask_field ("SigPnd", "SigCgt"). */
 bool bts_proc_sig_in(pid_t tid, const char *mask_field, int sig);
 

@@ -346,11 +346,12 @@ void bts_kmod_exec(struct bts_session *s, struct bts_thread *t)
 	};
 
 	/* The old image's records (the exec marker last) before its maps. */
-	bts_kmod_drain(s, t, is64 != 1);
+	bts_kmod_drain(s, t, is64 < 0);
 	bts_maps_write_all(s);
-	if (is64 == 1 || !t->kmod)
+	/* The module steps a 32-bit image too (issue 9). */
+	if (is64 >= 0 || !t->kmod)
 		return;
-	/* A 32-bit image is not traced: it runs on, its exit is kept. */
+	/* Of no known bitness (gone): not traced on, its exit is kept. */
 	bts_kmod_forget(s, t);
 	write_recs(s, t, &gap, 1);
 }

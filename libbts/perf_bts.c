@@ -27,22 +27,27 @@ struct perf_sample_bts {
 	uint64_t to;
 };
 
+void bts_perf_branch_attr(struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_HARDWARE;
+	attr->config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
+	attr->sample_period = 1;
+	/* IP is the branch's source, ADDR its destination. */
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR;
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+	attr->exclude_idle = 1;
+}
+
 static int open_event(pid_t tid)
 {
 	struct perf_event_attr attr;
 	long fd;
 	long long paranoid;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
-	attr.sample_period = 1;
-	/* IP is the branch's source, ADDR its destination. */
-	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	attr.exclude_idle = 1;
+	bts_perf_branch_attr(&attr);
 	fd = syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd >= 0)
 		return (int)fd;

@@ -46,6 +46,13 @@ bool bts_cpu_supports_bts(const struct bts_cpu_id *id);
 /* Fills @si for perf-bts: available, or why not. */
 void bts_perf_probe(struct bts_source_info *si);
 
+struct perf_event_attr;
+/*
+ * The event gdb's perf-bts opens: every taken user branch sampled with its
+ * source and destination (perf_bts.c; the probe opens the same).
+ */
+void bts_perf_branch_attr(struct perf_event_attr *attr);
+
 /* perf_bts.c: one thread's event. */
 struct bts_perf_ring {
 	int fd;

@@ -104,15 +104,7 @@ static int try_branch_event(void)
 	struct perf_event_attr attr;
 	long fd;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
-	attr.sample_period = 1;
-	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	attr.exclude_idle = 1;
+	bts_perf_branch_attr(&attr);
 	attr.disabled = 1;
 	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)

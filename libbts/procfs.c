@@ -1,21 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-/* Reading a traced thread's /proc status lines. */
+/* Reading the fields of /proc status files. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-int bts_proc_status(pid_t tid, const char *field, int base,
-		    unsigned long long *val)
+int bts_status_field(const char *path, const char *field, int base,
+		     unsigned long long *val)
 {
 	size_t len = strlen(field);
-	char path[64], line[256];
+	char line[256];
 	int err = -1;
-	FILE *f;
+	FILE *f = fopen(path, "re");
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
 	if (!f)
 		return -1;
 	while (err && fgets(line, sizeof(line), f)) {
@@ -26,6 +24,15 @@ int bts_proc_status(pid_t tid, const char *field, int base,
 	}
 	fclose(f);
 	return err;
+}
+
+int bts_proc_status(pid_t tid, const char *field, int base,
+		    unsigned long long *val)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	return bts_status_field(path, field, base, val);
 }
 
 bool bts_proc_sig_in(pid_t tid, const char *mask_field, int sig)

@@ -66,21 +66,10 @@ int bts_read_int_file(const char *path, long long *val)
 
 int bts_self_status(const char *field, int base, unsigned long long *val)
 {
-	size_t len = strlen(field);
-	char where[4096], line[256];
-	FILE *f = fopen(bts_root_path("/proc/self/status", where, sizeof(where)), "re");
-	int err = -1;
+	char where[4096];
 
-	if (!f)
-		return -1;
-	while (err && fgets(line, sizeof(line), f)) {
-		if (strncmp(line, field, len) || line[len] != ':')
-			continue;
-		*val = strtoull(line + len + 1, NULL, base);
-		err = 0;
-	}
-	fclose(f);
-	return err;
+	return bts_status_field(bts_root_path("/proc/self/status", where,
+					      sizeof(where)), field, base, val);
 }
 
 bool bts_has_cap(unsigned long long cap_eff, int cap)

@@ -133,9 +133,9 @@ int bts_session_attach(pid_t pid, const struct bts_session_opts *opts,
 		err = bts_fail(BTS_E_SRCH, "no process %d", (int)pid);
 	if (!err) {
 		err = bts_proc_is_64bit(pid);
-		if (err == 0 && (s->kmod || s->source == PTBTS_SOURCE_PERF_BTS))
+		if (err == 0 && s->source == PTBTS_SOURCE_PERF_BTS)
 			err = bts_fail(BTS_E_NOEXEC, "process %d is 32-bit: traced by "
-				       "ptrace-step only", (int)pid);
+				       "ptrace-step or kmod-step only", (int)pid);
 	}
 	if (err >= 0)
 		err = bts_session_write_start(s);

@@ -233,10 +233,10 @@ int bts_session_spawn(char *const argv[], const struct bts_session_opts *opts,
 	s->pid = pid;
 	s->spawned = true;
 	err = bts_proc_is_64bit(pid);
-	/* 32-bit programs: ptrace-step single-steps them (abi32.c). */
-	if (err == 0 && (s->kmod || s->source == PTBTS_SOURCE_PERF_BTS))
+	/* 32-bit programs: ptrace-step or kmod-step single-step them. */
+	if (err == 0 && s->source == PTBTS_SOURCE_PERF_BTS)
 		err = bts_fail(BTS_E_NOEXEC, "%s: 32-bit programs are traced by "
-			       "ptrace-step only", argv[0]);
+			       "ptrace-step or kmod-step only", argv[0]);
 	if (err < 0)
 		goto kill_child;
 	err = bts_session_write_start(s);

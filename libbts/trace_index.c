@@ -9,8 +9,7 @@
 
 #include "trace_index.h"
 
-/* Room for one more element in a doubling array. */
-static int grow(void *arrp, size_t *cap, size_t n, size_t size)
+int bts_tindex_grow(void *arrp, size_t *cap, size_t n, size_t size)
 {
 	void **arr = arrp;
 	size_t ncap = *cap ? *cap * 2 : 8;
@@ -89,7 +88,7 @@ int bts_tindex_add_process(struct bts_trace *t, pid_t pid, pid_t ppid,
 {
 	struct bts_tprocess *p;
 
-	if (grow(&t->procs, &t->capprocs, t->nprocs, sizeof(*p)) ||
+	if (bts_tindex_grow(&t->procs, &t->capprocs, t->nprocs, sizeof(*p)) ||
 	    id_put(&t->pids, pid, t->nprocs))
 		return -BTS_E_NOMEM;
 	p = &t->procs[t->nprocs++];
@@ -103,7 +102,7 @@ int bts_tindex_add_thread(struct bts_trace *t, size_t process, pid_t tid)
 {
 	struct bts_tthread *th;
 
-	if (grow(&t->threads, &t->capthreads, t->nthreads, sizeof(*th)) ||
+	if (bts_tindex_grow(&t->threads, &t->capthreads, t->nthreads, sizeof(*th)) ||
 	    id_put(&t->tids, tid, t->nthreads))
 		return -BTS_E_NOMEM;
 	th = &t->threads[t->nthreads++];
@@ -119,7 +118,7 @@ int bts_tindex_add_batch(struct bts_trace *t, size_t thread, size_t off,
 {
 	struct bts_tthread *th = &t->threads[thread];
 
-	if (grow(&th->batches, &th->cap, th->nbatches, sizeof(*th->batches)))
+	if (bts_tindex_grow(&th->batches, &th->cap, th->nbatches, sizeof(*th->batches)))
 		return -BTS_E_NOMEM;
 	th->batches[th->nbatches++] = (struct bts_batch){
 		.off = off, .count = count, .first = th->info.nrecords,
@@ -168,7 +167,7 @@ int bts_tindex_add_map(struct bts_trace *t, size_t process,
 		repl[n++].start = m->end;
 	}
 	while (p->nmaps + n > p->cap)
-		if (grow(&p->maps, &p->cap, p->cap, sizeof(*p->maps)))
+		if (bts_tindex_grow(&p->maps, &p->cap, p->cap, sizeof(*p->maps)))
 			return -BTS_E_NOMEM;
 	memmove(&p->maps[i + n], &p->maps[j], (p->nmaps - j) * sizeof(*p->maps));
 	memcpy(&p->maps[i], repl, n * sizeof(*repl));
@@ -202,7 +201,7 @@ int bts_tindex_add_code(struct bts_trace *t, size_t process, uint64_t addr,
 		repl[n++].len -= cut;
 	}
 	while (p->ncode + n > p->capcode)
-		if (grow(&p->code, &p->capcode, p->capcode, sizeof(*p->code)))
+		if (bts_tindex_grow(&p->code, &p->capcode, p->capcode, sizeof(*p->code)))
 			return -BTS_E_NOMEM;
 	memmove(&p->code[i + n], &p->code[j], (p->ncode - j) * sizeof(*p->code));
 	memcpy(&p->code[i], repl, n * sizeof(*repl));

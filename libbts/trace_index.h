@@ -67,6 +67,11 @@ struct bts_trace {
 long bts_tindex_process(const struct bts_trace *t, pid_t pid);
 long bts_tindex_thread(const struct bts_trace *t, pid_t tid);
 
+/*
+ * Room for one more element of @size bytes in the doubling array *@arrp
+ * of @n elements and capacity *@cap: 0, or -BTS_E_NOMEM.
+ */
+int bts_tindex_grow(void *arrp, size_t *cap, size_t n, size_t size);
 /* These return 0 or -BTS_E_NOMEM; callers have checked for duplicates. */
 int bts_tindex_add_process(struct bts_trace *t, pid_t pid, pid_t ppid,
 			   const char *exe);

@@ -16,29 +16,13 @@ static int bad(size_t off, const char *what)
 	return bts_fail(BTS_E_FORMAT, "offset %zu: %s", off, what);
 }
 
-/* Room for one more element of @size bytes in a doubling array. */
-static int room(void *arrp, size_t *cap, size_t n, size_t size)
-{
-	void **arr = arrp;
-	size_t ncap = *cap ? *cap * 2 : 4;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	p = reallocarray(*arr, ncap, size);
-	if (!p)
-		return bts_fail(BTS_E_NOMEM, "trace index");
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
 
 static int new_image(struct bts_tproc_ext *pe, const char *exe, pid_t tid,
 		     uint64_t entry)
 {
 	struct bts_timage *im;
 
-	if (room(&pe->images, &pe->capimages, pe->nimages, sizeof(*im)))
+	if (bts_tindex_grow(&pe->images, &pe->capimages, pe->nimages, sizeof(*im)))
 		return -BTS_E_NOMEM;
 	im = &pe->images[pe->nimages++];
 	*im = (struct bts_timage){
@@ -136,7 +120,7 @@ static int image_add_map(struct bts_timage *im, const struct bts_map *m)
 			right.offset += m->end - o->start;
 			right.start = m->end;
 			o->end = m->start;
-			if (room(&im->maps, &im->capmaps, n, sizeof(*o)))
+			if (bts_tindex_grow(&im->maps, &im->capmaps, n, sizeof(*o)))
 				return -BTS_E_NOMEM;
 			im->maps[n++] = right;
 		} else if (o->start < m->start) {
@@ -148,7 +132,7 @@ static int image_add_map(struct bts_timage *im, const struct bts_map *m)
 			im->maps[i--] = im->maps[--n];
 		}
 	}
-	if (room(&im->maps, &im->capmaps, n, sizeof(*m)))
+	if (bts_tindex_grow(&im->maps, &im->capmaps, n, sizeof(*m)))
 		return -BTS_E_NOMEM;
 	im->maps[n++] = *m;
 	qsort(im->maps, n, sizeof(*m), map_cmp);
@@ -181,7 +165,7 @@ static int image_add_code(struct bts_timage *im, const struct bts_code *c)
 			};
 
 			o->len = c->addr - o->addr;
-			if (room(&im->code, &im->capcode, n, sizeof(*o)))
+			if (bts_tindex_grow(&im->code, &im->capcode, n, sizeof(*o)))
 				return -BTS_E_NOMEM;
 			im->code[n++] = right;
 		} else if (o->addr < c->addr) {
@@ -194,7 +178,7 @@ static int image_add_code(struct bts_timage *im, const struct bts_code *c)
 			im->code[i--] = im->code[--n];
 		}
 	}
-	if (room(&im->code, &im->capcode, n, sizeof(*c)))
+	if (bts_tindex_grow(&im->code, &im->capcode, n, sizeof(*c)))
 		return -BTS_E_NOMEM;
 	im->code[n++] = *c;
 	qsort(im->code, n, sizeof(*c), code_cmp);

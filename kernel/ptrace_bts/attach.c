@@ -79,6 +79,31 @@ static int ptbts_forget_ended(struct ptbts_session *s, pid_t tid)
 	return 0;
 }
 
+/*
+ * The second region first: once @t->buf is set, ptbts_thread_release()
+ * owns both, so a failure here must give back only what it took.
+ */
+static int ptbts_attach_pin(struct ptbts_thread *t,
+			    const struct ptbts_config *cfg)
+{
+	struct ptbts_buf *buf2 = NULL;
+	int err;
+
+	if (cfg->buffer2_size) {
+		err = ptbts_buf_pin(&buf2, cfg->buffer2, cfg->buffer2_size);
+		if (err)
+			return err;
+	}
+	err = ptbts_buf_pin(&t->buf, cfg->buffer, cfg->buffer_size);
+	if (err) {
+		if (buf2)
+			ptbts_buf_release(buf2);
+		return err;
+	}
+	t->buf2 = buf2;
+	return 0;
+}
+
 static int ptbts_attach_locked(struct ptbts_session *s,
 			       const struct ptbts_config *cfg)
 {
@@ -98,7 +123,7 @@ static int ptbts_attach_locked(struct ptbts_session *s,
 		put_task_struct(task);
 		return -ENOMEM;
 	}
-	err = ptbts_buf_pin(&t->buf, cfg->buffer, cfg->buffer_size);
+	err = ptbts_attach_pin(t, cfg);
 	if (err)
 		goto put_thread;
 	ptbts_ring_start(&t->ring, t->buf);

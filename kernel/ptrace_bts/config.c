@@ -6,8 +6,10 @@
  * before any thread is looked up or any memory touched: a bad config gets
  * the same errno whoever asks.
  */
+#include <linux/capability.h>
 #include <linux/errno.h>
 #include <linux/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/overflow.h>
 #include <linux/uaccess.h>
 
@@ -42,6 +44,49 @@ static int ptbts_config_check_buffer(u64 start, u64 size)
 	return 0;
 }
 
+/*
+ * Both regions are pinned and charged together: a pair that the limit
+ * could never cover is refused before either is pinned (the charge itself,
+ * in pin.c, also counts what the caller holds already).
+ */
+static int ptbts_config_check_memlock(const struct ptbts_config *cfg)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	u64 pages = (cfg->buffer_size >> PAGE_SHIFT) +
+		    (cfg->buffer2_size >> PAGE_SHIFT);
+
+	if (pages > limit && !capable(CAP_IPC_LOCK))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Whether the regions share a byte, with no sum that could wrap. */
+static bool ptbts_config_overlap(const struct ptbts_config *cfg)
+{
+	if (cfg->buffer2 >= cfg->buffer)
+		return cfg->buffer2 - cfg->buffer < cfg->buffer_size;
+	return cfg->buffer - cfg->buffer2 < cfg->buffer2_size;
+}
+
+/*
+ * A second region is judged from the struct, before the source's
+ * availability, so that a bad one gets its errno on any machine; a source
+ * that needs one and got none is told once it could record.
+ */
+static int ptbts_config_check_buffer2(const struct ptbts_config *cfg)
+{
+	int err;
+
+	if (!cfg->buffer2 && !cfg->buffer2_size)
+		return 0;
+	err = ptbts_config_check_buffer(cfg->buffer2, cfg->buffer2_size);
+	if (err)
+		return err;
+	if (ptbts_config_overlap(cfg))
+		return -EINVAL;
+	return ptbts_config_check_memlock(cfg);
+}
+
 static int ptbts_config_check(const struct ptbts_config *cfg)
 {
 	const struct ptbts_source_ops *ops;
@@ -51,19 +96,20 @@ static int ptbts_config_check(const struct ptbts_config *cfg)
 		return -EINVAL;
 	if (cfg->mode > PTBTS_MODE_BLOCK)
 		return -EINVAL;
+	if (!ptbts_source_uses_buffer2(cfg->source) &&
+	    (cfg->buffer2 || cfg->buffer2_size))
+		return -EINVAL;
+	err = ptbts_config_check_buffer2(cfg);
+	if (err)
+		return err;
 	ops = ptbts_source_get(cfg->source, &err);
 	if (!ops)
 		return err;
-	if (!ops->has_buffer2 && (cfg->buffer2 || cfg->buffer2_size))
+	if (ops->has_buffer2 && !cfg->buffer2_size)
 		return -EINVAL;
 	if (cfg->wakeup > cfg->buffer_size)
 		return -EINVAL;
-	err = ptbts_config_check_buffer(cfg->buffer, cfg->buffer_size);
-	if (err)
-		return err;
-	if (ops->has_buffer2)
-		err = ptbts_config_check_buffer(cfg->buffer2, cfg->buffer2_size);
-	return err;
+	return ptbts_config_check_buffer(cfg->buffer, cfg->buffer_size);
 }
 
 /**
@@ -74,9 +120,12 @@ static int ptbts_config_check(const struct ptbts_config *cfg)
  * Return: 0; -EFAULT; -EINVAL for a size below the first version, a
  * reserved field that is not zero, an unknown mode or source, an unaligned
  * or empty buffer, a buffer whose end overflows, a second region the source
- * does not use, or a wakeup beyond the buffer; -E2BIG for a size past a page
- * or an unknown tail that is not zero; -EOPNOTSUPP for a module source that
- * cannot record here.
+ * does not use (or, for kmod-pebs, none), a second region that overlaps the
+ * first, or a wakeup beyond the buffer; -ENOMEM when the two regions
+ * together exceed RLIMIT_MEMLOCK (without CAP_IPC_LOCK); -E2BIG for a size
+ * past a page or an unknown tail that is not zero; -EOPNOTSUPP for a module
+ * source that cannot record here; -EPERM for kmod-pebs and a caller without
+ * CAP_PERFMON or CAP_SYS_ADMIN.
  */
 int ptbts_config_get(struct ptbts_config *cfg, const void __user *uarg)
 {

@@ -23,8 +23,13 @@ u32 ptbts_hw_pebs_format(void);
 u32 ptbts_hw_pebs_record_size(void);
 u8 ptbts_hw_percpu_unavail(void);
 
-/* hw_bts.c: kmod-bts and kmod-pebs */
+/* hw_bts.c: kmod-bts, and the recorder kmod-pebs shares */
 extern const struct ptbts_source_ops ptbts_bts_ops;
+int ptbts_hw_start(struct ptbts_thread *t);
+void ptbts_hw_stop(struct ptbts_thread *t);
+
+/* hw_pebs.c: kmod-pebs */
 extern const struct ptbts_source_ops ptbts_pebs_ops;
+int ptbts_pebs_setup(struct ds_task *ds, struct ptbts_thread *t, u8 **scratch);
 
 #endif /* PTBTS_HW_H */

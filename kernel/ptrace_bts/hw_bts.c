@@ -66,6 +66,7 @@
  * @stopping:   the attachment ends: no new slice may turn BTS on
  * @active:     a slice is running: BTS may be writing
  * @scratch:    the DS code's scratch records
+ * @scratch2:   the same for the PEBS region (kmod-pebs), or NULL
  * @own_area:   a DS area for CPUs where perf installed none
  */
 struct ptbts_hw {
@@ -84,6 +85,7 @@ struct ptbts_hw {
 	bool stopping;
 	bool active;
 	u8 *scratch;
+	u8 *scratch2;
 	struct ds_area *own_area;
 };
 
@@ -95,6 +97,10 @@ static DEFINE_SPINLOCK(ptbts_hw_lock);
 static DEFINE_MUTEX(ptbts_hw_nmi_lock);
 static unsigned int ptbts_hw_nmi_users;
 
+/*
+ * The BTS region's acknowledged records.  The PEBS region (kmod-pebs) is a
+ * ring with no ACK: the DS calls get 0 for its tail, which a ring ignores.
+ */
 static u64 ptbts_hw_tail(const struct ptbts_hw *hw)
 {
 	return smp_load_acquire(&hw->t->ring.tail);
@@ -107,6 +113,8 @@ static void ptbts_hw_publish(struct ptbts_hw *hw)
 
 	WRITE_ONCE(r->lost, hw->ds.bts.lost);
 	smp_store_release(&r->count, hw->ds.bts.count);
+	if (hw->ds.has_pebs)
+		smp_store_release(&hw->t->count2, hw->ds.pebs.count);
 	if (hw->ds.bts.count - READ_ONCE(r->tail) >= r->wakeup)
 		irq_work_queue(&r->wake_work);
 }
@@ -117,7 +125,7 @@ static void ptbts_hw_in(struct ptbts_hw *hw)
 
 	local_irq_save(flags);
 	this_cpu_write(ptbts_hw_switching, true);
-	/* Pairs with ptbts_bts_stop(): either it sees @active or we see @stopping. */
+	/* Pairs with ptbts_hw_stop(): either it sees @active or we see @stopping. */
 	WRITE_ONCE(hw->active, true);
 	smp_mb();
 	if (READ_ONCE(hw->stopping)) {
@@ -166,6 +174,7 @@ static struct preempt_ops ptbts_hw_preempt_ops = {
 static void ptbts_hw_free(struct ptbts_hw *hw)
 {
 	kfree(hw->scratch);
+	kfree(hw->scratch2);
 	free_page((unsigned long)hw->own_area);
 	put_task_struct(hw->task);
 	kfree(hw);
@@ -321,10 +330,13 @@ static int ptbts_hw_setup(struct ptbts_hw *hw, struct ptbts_thread *t)
 	if (ds_win_init(&hw->ds.bts, &cfg))
 		return -EINVAL;
 	ds_task_init(&hw->ds, ds_debugctl_bts(true, false), hw->own_area);
+	if (t->buf2)
+		return ptbts_pebs_setup(&hw->ds, t, &hw->scratch2);
 	return 0;
 }
 
-static int ptbts_bts_start(struct ptbts_thread *t)
+/* Also kmod-pebs's: PEBS is on as well when @t has a second region. */
+int ptbts_hw_start(struct ptbts_thread *t)
 {
 	struct ptbts_hw *hw;
 	u8 why;
@@ -402,7 +414,7 @@ static bool ptbts_hw_dead(struct task_struct *p)
  * A thread already past its task_works at exit is waited for until it is
  * off the CPU for good; its notifier list dies with it.
  */
-static void ptbts_bts_stop(struct ptbts_thread *t)
+void ptbts_hw_stop(struct ptbts_thread *t)
 {
 	struct ptbts_hw *hw = ptbts_hw_take(t);
 	bool queued;
@@ -432,6 +444,6 @@ static void ptbts_bts_stop(struct ptbts_thread *t)
 
 const struct ptbts_source_ops ptbts_bts_ops = {
 	.has_buffer2	= false,
-	.start		= ptbts_bts_start,
-	.stop		= ptbts_bts_stop,
+	.start		= ptbts_hw_start,
+	.stop		= ptbts_hw_stop,
 };

@@ -108,6 +108,13 @@ struct ptbts_session {
  * @ring:         the positions in @buf
  * @step:         the kmod-step state, or NULL
  * @buf:          the buffer; taken exactly once, by whoever releases it
+ * @buf2:         the second region (kmod-pebs), or NULL; pinned and charged
+ *                as @buf is, and released by whoever takes @buf, after the
+ *                source stopped writing into it
+ * @count2:       records written into @buf2 since attach (published as
+ *                @ring.count is)
+ * @nslots2:      records @buf2 holds, 0 until a source sets it
+ * @rec_size2:    bytes per record of @buf2
  * @release_work: releases @buf after the thread or its tracer exited
  * @chld_wait:    on the tracer's child-notification queue while @buf is
  *                held: the thread's ptrace stops wake WAIT and poll()
@@ -129,6 +136,10 @@ struct ptbts_thread {
 	struct ptbts_ring ring;
 	struct ptbts_step *step;
 	struct ptbts_buf *buf;
+	struct ptbts_buf *buf2;
+	u64 count2;
+	u64 nslots2;
+	u32 rec_size2;
 	struct work_struct release_work;
 	struct wait_queue_entry chld_wait;
 };
@@ -151,6 +162,7 @@ struct ptbts_source_ops {
 /* source.c */
 u8 ptbts_source_unavail(u32 source);
 const char *ptbts_unavail_name(u8 reason);
+bool ptbts_source_uses_buffer2(u32 source);
 const struct ptbts_source_ops *ptbts_source_get(u32 source, int *err);
 
 /* caps.c */

@@ -5,7 +5,7 @@
  *
  * kmod-step works on every x86-64 CPU.  kmod-bts and kmod-pebs need an
  * Intel CPU with DS, no PTI and a privileged caller (hw_detect.c says why
- * not); kmod-pebs's recorder is not written yet, so ATTACH refuses it.
+ * not); kmod-pebs also fills a second region, with PEBS records.
  */
 #include <linux/errno.h>
 #include <linux/kernel.h>
@@ -33,8 +33,7 @@ u8 ptbts_source_unavail(u32 source)
 	case PTBTS_SOURCE_KMOD_BTS:
 		return ptbts_hw_unavail(source, false);
 	case PTBTS_SOURCE_KMOD_PEBS:
-		/* The hardware's reason first: it is the one to fix first. */
-		return ptbts_hw_unavail(source, false) ?: PTBTS_UNAVAIL_NOT_BUILT;
+		return ptbts_hw_unavail(source, false);
 	case PTBTS_SOURCE_PERF_BTS:
 	case PTBTS_SOURCE_PTRACE_STEP:
 		return PTBTS_UNAVAIL_NOT_KERNEL;
@@ -73,6 +72,19 @@ const char *ptbts_unavail_name(u8 reason)
 }
 
 /**
+ * ptbts_source_uses_buffer2() - whether a source fills a second region
+ * @source: an &enum ptbts_source from user space
+ *
+ * Known from the number alone, on any machine.
+ *
+ * Return: true for kmod-pebs.
+ */
+bool ptbts_source_uses_buffer2(u32 source)
+{
+	return source == PTBTS_SOURCE_KMOD_PEBS;
+}
+
+/**
  * ptbts_source_get() - the operations of a source ATTACH may use
  * @source: an &enum ptbts_source from user space
  * @err:    set to -EINVAL for a number that is not a module source, to
@@ -84,8 +96,6 @@ const char *ptbts_unavail_name(u8 reason)
  */
 const struct ptbts_source_ops *ptbts_source_get(u32 source, int *err)
 {
-	u8 why;
-
 	switch (source) {
 	case PTBTS_SOURCE_KMOD_STEP:
 		return &ptbts_step_ops;
@@ -100,8 +110,10 @@ const struct ptbts_source_ops *ptbts_source_get(u32 source, int *err)
 		*err = -EOPNOTSUPP;
 		return NULL;
 	case PTBTS_SOURCE_KMOD_PEBS:
-		why = ptbts_hw_unavail(source, true);
-		*err = why == PTBTS_UNAVAIL_NO_CAP ? -EPERM : -EOPNOTSUPP;
+		/* As kmod-bts: the machine here, the caller in start. */
+		if (ptbts_hw_unavail(source, PTBTS_HW_MACHINE) == PTBTS_OK)
+			return &ptbts_pebs_ops;
+		*err = -EOPNOTSUPP;
 		return NULL;
 	default:
 		*err = -EINVAL;

@@ -10,6 +10,19 @@
 
 #include "ptbts.h"
 
+/* The second region (kmod-pebs): its records are the CPU's size. */
+static void ptbts_status_fill2(struct ptbts_status *st,
+			       const struct ptbts_thread *t)
+{
+	u64 nslots = READ_ONCE(t->nslots2);
+	u64 count = smp_load_acquire(&t->count2);
+
+	if (!nslots)
+		return;
+	st->head2 = (count % nslots) * t->rec_size2;
+	st->wraps2 = count / nslots;
+}
+
 /**
  * ptbts_status_fill() - the status of a thread, every byte set
  * @st:    filled
@@ -29,6 +42,7 @@ void ptbts_status_fill(struct ptbts_status *st, const struct ptbts_thread *t,
 	st->head = (count % t->ring.nslots) * sizeof(struct ptbts_record);
 	st->wraps = count / t->ring.nslots;
 	st->lost = READ_ONCE(t->ring.lost);
+	ptbts_status_fill2(st, t);
 }
 
 /**

@@ -113,6 +113,7 @@ void ptbts_step_uprobe_exit(void);
 void ptbts_step_uprobe_done(struct ptbts_step *st);
 
 /* step_sigret.c */
+bool ptbts_step_is_sigret(u64 nr, bool mode64);
 int ptbts_step_sigret_init(void);
 void ptbts_step_sigret_exit(void);
 

@@ -174,15 +174,9 @@ static void ptbts_on_exec(void *data, struct task_struct *p, pid_t old_pid,
 		st->in_gap = false;
 		st->off = false;
 		st->has_prev = false;
-		/* As ptrace-step: a 32-bit image runs on untraced. */
-		if (user_64bit_mode(regs)) {
-			ptbts_step_pend(st, regs);
-			ptbts_step_rearm();
-		} else {
-			ptbts_step_emit(st, t, 0, PTBTS_GAP_DISABLED,
-					PTBTS_KIND_GAP);
-			st->off = true;
-		}
+		/* A 32-bit image too, as ptrace-step (issue 9). */
+		ptbts_step_pend(st, regs);
+		ptbts_step_rearm();
 	}
 	rcu_read_unlock();
 }

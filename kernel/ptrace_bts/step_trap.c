@@ -28,7 +28,6 @@
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 #include <asm/debugreg.h>
-#include <asm/unistd.h>
 
 #include "branch.h"
 #include "step.h"
@@ -138,7 +137,7 @@ static void ptbts_step_after_syscall(struct ptbts_step *st,
 	u64 mid = st->prev_pc + len;
 	struct ptbts_insn insn;
 
-	if (st->prev_ax == __NR_rt_sigreturn && mode64) {
+	if (ptbts_step_is_sigret(st->prev_ax, mode64)) {
 		/* Where it went is unknown (the probe missed it): say so. */
 		if (!st->sigret_ok) {
 			ptbts_step_emit(st, t, 0, PTBTS_GAP_UNREADABLE,

@@ -87,7 +87,7 @@ void ptbts_thread_put(struct ptbts_thread *t)
 {
 	if (!refcount_dec_and_test(&t->ref))
 		return;
-	WARN_ON_ONCE(t->buf);
+	WARN_ON_ONCE(t->buf || t->buf2);
 	put_task_struct(t->task);
 	put_task_struct(t->tracer);
 	kfree(t);
@@ -103,6 +103,7 @@ void ptbts_thread_release(struct ptbts_thread *t)
 {
 	struct ptbts_buf *buf = xchg(&t->buf, NULL);
 	const struct ptbts_source_ops *ops;
+	struct ptbts_buf *buf2;
 	int err;
 
 	if (!buf)
@@ -113,6 +114,10 @@ void ptbts_thread_release(struct ptbts_thread *t)
 	remove_wait_queue(&t->tracer->signal->wait_chldexit, &t->chld_wait);
 	ptbts_ring_stop(&t->ring);
 	ptbts_buf_release(buf);
+	/* Only the taker of @buf gets here: the source has stopped. */
+	buf2 = xchg(&t->buf2, NULL);
+	if (buf2)
+		ptbts_buf_release(buf2);
 }
 
 /**

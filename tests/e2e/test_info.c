@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <sys/ptrace.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <bts.h>
 
-#include "harness.h"
+#include "btrace_run.h"
+#include "fake_root.h"
 
 #define TIMEOUT 60
 
@@ -37,61 +37,18 @@
 #define POLICY_OK "ok: no seccomp filter; ptrace and perf_event_open are allowed"
 #define AMD "BTS support has been disabled for the target cpu."
 
-static void fab(const char *rel, const char *content)
-{
-	char path[4096], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", harness_tmpdir(), rel);
-	for (slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(path, 0755);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	if (!f)
-		FAIL("cannot create %s", path);
-	fputs(content, f);
-	fclose(f);
-}
-
-/* An Intel machine (Haswell) with Yama at @yama and the rest as given. */
-static void machine(const char *yama, const char *paranoid, const char *meltdown,
-		    const char *lockdown)
-{
-	fab("proc/cpuinfo", "processor\t: 0\nvendor_id\t: GenuineIntel\n"
-	    "cpu family\t: 6\nmodel\t\t: 60\n\n");
-	fab("proc/self/status", "Name:\tbtrace\nCapEff:\t0000000000000000\nSeccomp:\t0\n");
-	fab("proc/sys/kernel/yama/ptrace_scope", yama);
-	fab("proc/sys/kernel/perf_event_paranoid", paranoid);
-	fab("sys/devices/system/cpu/vulnerabilities/meltdown", meltdown);
-	fab("sys/kernel/security/lockdown", lockdown);
-}
-
 /* Runs btrace in the fabricated tree; returns its exit code. */
 static int btrace(struct harness_cmd *cmd, ...)
 {
-	char *argv[32], root[4096];
-	int n = 0, ret;
 	va_list ap;
+	int code;
 
-	argv[n++] = BTRACE_PATH();
 	va_start(ap, cmd);
-	while (n < 31 && (argv[n] = va_arg(ap, char *)))
-		n++;
+	fake_root_enter();
+	code = harness_btrace_va(cmd, TIMEOUT, ap);
+	fake_root_leave();
 	va_end(ap);
-	argv[n] = NULL;
-	snprintf(root, sizeof(root), "%s/proc", harness_tmpdir());
-	setenv("BTS_PROC_ROOT", root, 1);
-	snprintf(root, sizeof(root), "%s/sys", harness_tmpdir());
-	setenv("BTS_SYSFS_ROOT", root, 1);
-	ret = harness_run(argv, TIMEOUT, cmd);
-	unsetenv("BTS_PROC_ROOT");
-	unsetenv("BTS_SYSFS_ROOT");
-	if (ret)
-		FAIL("cannot run %s", argv[0]);
-	free(argv[0]);
-	return harness_exit_code(cmd);
+	return code;
 }
 
 static void expect_err(const struct harness_cmd *c, const char *want)
@@ -104,7 +61,7 @@ TEST(info, every_refusal_line)
 {
 	struct harness_cmd c;
 
-	machine("3\n", "3\n", "Mitigation: PTI\n", "none [integrity] confidentiality\n");
+	fake_root_intel("3\n", "3\n", "Mitigation: PTI\n", "none [integrity] confidentiality\n");
 	EXPECT_EQ(btrace(&c, "info", NULL), 0);
 	EXPECT_STREQ(c.out,
 		"kmod-bts     unavailable: " YAMA3 "\n"
@@ -129,7 +86,7 @@ TEST(info, each_source_its_first_refusal)
 {
 	struct harness_cmd c;
 
-	machine("1\n", "3\n", "Mitigation: PTI\n", "[none] integrity confidentiality\n");
+	fake_root_intel("1\n", "3\n", "Mitigation: PTI\n", "[none] integrity confidentiality\n");
 	EXPECT_EQ(btrace(&c, "info", NULL), 0);
 	EXPECT_STREQ(c.out,
 		"kmod-bts     unavailable: " NOMODULE "\n"
@@ -153,8 +110,8 @@ TEST(info, ok_lines)
 	struct harness_cmd c;
 	const char *checks;
 
-	machine("0\n", "2\n", "Not affected\n", "[none] integrity confidentiality\n");
-	fab("sys/kernel/ptrace_bts/abi_version", "1\n");
+	fake_root_intel("0\n", "2\n", "Not affected\n", "[none] integrity confidentiality\n");
+	fake_root_file("sys/kernel/ptrace_bts/abi_version", "1\n");
 	EXPECT_EQ(btrace(&c, "info", NULL), 0);
 	checks = strstr(c.out, "\n\n");
 	ASSERT_TRUE(checks);
@@ -174,8 +131,8 @@ TEST(info, json)
 {
 	struct harness_cmd c;
 
-	machine("3\n", "3\n", "Mitigation: PTI\n", "none [integrity] confidentiality\n");
-	fab("sys/kernel/ptrace_bts/abi_version", "2\n");
+	fake_root_intel("3\n", "3\n", "Mitigation: PTI\n", "none [integrity] confidentiality\n");
+	fake_root_file("sys/kernel/ptrace_bts/abi_version", "2\n");
 	EXPECT_EQ(btrace(&c, "info", "--json", NULL), 0);
 	EXPECT_STREQ(c.out,
 		"{\"sources\": ["
@@ -216,7 +173,7 @@ TEST(info, record_refused_by_yama_says_the_same_line)
 	struct harness_cmd c;
 	char *prog = PROG_PATH("cli-exit"), *btr = out_path();
 
-	machine("3\n", "2\n", "Not affected\n", "[none]\n");
+	fake_root_intel("3\n", "2\n", "Not affected\n", "[none]\n");
 	EXPECT_EQ(btrace(&c, "record", "-o", btr, "--", prog, NULL), 125);
 	expect_err(&c, "btrace: record: " YAMA3 "\n");
 	EXPECT_NE(access(btr, F_OK), 0);
@@ -248,7 +205,7 @@ TEST(info, record_attach_refused_by_yama_1)
 	}
 	ASSERT_EQ(waitpid(child, &status, 0), child);
 	ASSERT_TRUE(WIFSTOPPED(status));
-	machine("1\n", "2\n", "Not affected\n", "[none]\n");
+	fake_root_intel("1\n", "2\n", "Not affected\n", "[none]\n");
 	snprintf(pid, sizeof(pid), "%d", (int)child);
 	EXPECT_EQ(btrace(&c, "record", "-o", btr, "-p", pid, NULL), 125);
 	expect_err(&c, "btrace: record: " YAMA1 "\n");
@@ -264,12 +221,12 @@ TEST(info, record_perf_bts_refusals)
 	struct harness_cmd c;
 	char *prog = PROG_PATH("cli-exit"), *btr = out_path();
 
-	machine("0\n", "3\n", "Not affected\n", "[none]\n");
+	fake_root_intel("0\n", "3\n", "Not affected\n", "[none]\n");
 	EXPECT_EQ(btrace(&c, "record", "-o", btr, "--source", "perf-bts", "--", prog,
 			 NULL), 125);
 	expect_err(&c, "btrace: record: source perf-bts is not available: " PARANOID "\n");
 	harness_cmd_free(&c);
-	fab("proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\n"
+	fake_root_file("proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\n"
 	    "cpu family\t: 25\nmodel\t\t: 1\n\n");
 	EXPECT_EQ(btrace(&c, "record", "-o", btr, "--source", "perf-bts", "--", prog,
 			 NULL), 125);

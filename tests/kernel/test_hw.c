@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -198,11 +199,12 @@ TEST(hw, attach_refused_pins_nothing)
 					  PTBTS_MODE_BLOCK };
 	struct ptbts_config c;
 	struct kt_tracee t;
-	void *buf = kt_map(BUF_SIZE);
+	void *buf = kt_map(BUF_SIZE), *buf2 = kt_map(BUF_SIZE);
 	int fd = kt_open();
 	size_t i;
 
 	ASSERT_TRUE(buf != NULL);
+	ASSERT_TRUE(buf2 != NULL);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(kt_tracee_start(&t, 0, 1), 0);
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
@@ -211,6 +213,10 @@ TEST(hw, attach_refused_pins_nothing)
 		c.source = PTBTS_SOURCE_KMOD_BTS;
 		EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ATTACH, &c), -EOPNOTSUPP);
 		c.source = PTBTS_SOURCE_KMOD_PEBS;
+		EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ATTACH, &c), -EOPNOTSUPP);
+		/* With its second region too. */
+		c.buffer2 = (uintptr_t)buf2;
+		c.buffer2_size = BUF_SIZE;
 		EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ATTACH, &c), -EOPNOTSUPP);
 		EXPECT_EQ(kt_pinned(), 0);
 	}
@@ -221,5 +227,97 @@ TEST(hw, attach_refused_pins_nothing)
 	kt_tracee_kill(&t);
 	close(fd);
 	kt_unmap(buf, BUF_SIZE);
+	kt_unmap(buf2, BUF_SIZE);
+	EXPECT_EQ(kt_pinned(), 0);
+}
+
+/*
+ * kmod-pebs's second region is judged from the config on any machine:
+ * whole pages, apart from the first region; a good pair is then refused
+ * for the CPU's reason, with nothing pinned.
+ */
+TEST(hw, pebs_second_region_checked)
+{
+	uint8_t *p = kt_map(16 * KT_PAGE);
+	struct ptbts_config c;
+	struct kt_tracee t;
+	int fd = kt_open();
+
+	ASSERT_TRUE(p != NULL);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(kt_tracee_start(&t, 0, 1), 0);
+	c = kt_config(t.pid, p, 8 * KT_PAGE);
+	c.source = PTBTS_SOURCE_KMOD_PEBS;
+	c.buffer2 = (uintptr_t)(p + 8 * KT_PAGE) + 64;
+	c.buffer2_size = 4 * KT_PAGE;
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ATTACH, &c), -EINVAL);
+	c.buffer2 = (uintptr_t)(p + 8 * KT_PAGE);
+	c.buffer2_size = 4 * KT_PAGE + 8;
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ATTACH, &c), -EINVAL);
+	c.buffer2_size = 0;
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ATTACH, &c), -EINVAL);
+	/* Overlapping the first region: its last page, all of it, before it. */
+	c.buffer2 = (uintptr_t)(p + 7 * KT_PAGE);
+	c.buffer2_size = 4 * KT_PAGE;
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ATTACH, &c), -EINVAL);
+	c.buffer2 = (uintptr_t)p;
+	c.buffer2_size = 8 * KT_PAGE;
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ATTACH, &c), -EINVAL);
+	c.buffer = (uintptr_t)(p + 4 * KT_PAGE);
+	c.buffer2 = (uintptr_t)p;
+	c.buffer2_size = 5 * KT_PAGE;
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ATTACH, &c), -EINVAL);
+	/* Adjacent on either side: a good pair, refused for the CPU. */
+	c.buffer2_size = 4 * KT_PAGE;
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ATTACH, &c), -EOPNOTSUPP);
+	c.buffer = (uintptr_t)p;
+	c.buffer2 = (uintptr_t)(p + 8 * KT_PAGE);
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ATTACH, &c), -EOPNOTSUPP);
+	EXPECT_EQ(kt_pinned(), 0);
+	/* kmod-bts fills one region only. */
+	c.source = PTBTS_SOURCE_KMOD_BTS;
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ATTACH, &c), -EINVAL);
+	kt_tracee_kill(&t);
+	close(fd);
+	kt_unmap(p, 16 * KT_PAGE);
+	EXPECT_EQ(kt_pinned(), 0);
+}
+
+/* As uid 1000 with no CAP_IPC_LOCK: RLIMIT_MEMLOCK must cover both. */
+static int pebs_over_memlock(void *arg)
+{
+	struct rlimit rl = { 16 * KT_PAGE, 16 * KT_PAGE };
+	uint8_t *p = kt_map(32 * KT_PAGE);
+	struct ptbts_config c;
+	struct kt_tracee t;
+	int fd;
+
+	(void)arg;
+	KT_CHECK(p != NULL);
+	KT_CHECK(setrlimit(RLIMIT_MEMLOCK, &rl) == 0);
+	KT_CHECK(kt_become_user() == 0);
+	fd = kt_open();
+	KT_CHECK(fd >= 0);
+	KT_CHECK(kt_tracee_start(&t, 0, 1) == 0);
+	c = kt_config(t.pid, p, 12 * KT_PAGE);
+	c.source = PTBTS_SOURCE_KMOD_PEBS;
+	c.buffer2 = (uintptr_t)(p + 16 * KT_PAGE);
+	c.buffer2_size = 8 * KT_PAGE;
+	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_ATTACH, &c) == -ENOMEM);
+	c.buffer2_size = 5 * KT_PAGE;
+	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_ATTACH, &c) == -ENOMEM);
+	/* Exactly the limit: past the check, refused for the CPU. */
+	c.buffer2_size = 4 * KT_PAGE;
+	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_ATTACH, &c) == -EOPNOTSUPP);
+	KT_CHECK(kt_pinned() == 0);
+	KT_CHECK(kt_vmlck_kb() == 0);
+	kt_tracee_kill(&t);
+	close(fd);
+	return 0;
+}
+
+TEST(hw, pebs_regions_within_rlimit_memlock)
+{
+	EXPECT_EQ(kt_in_child(pebs_over_memlock, NULL), 0);
 	EXPECT_EQ(kt_pinned(), 0);
 }

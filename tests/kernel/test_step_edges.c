@@ -20,6 +20,7 @@
 #include <sys/ucontext.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -183,33 +184,92 @@ static long syscall_of(pid_t tid)
 	return strtol(line, NULL, 10);
 }
 
-/* Waits (10 s at most) until task @tid sleeps in syscall @nr or @nr2. */
-static int until_in_syscall(pid_t tid, long nr, long nr2)
+/*
+ * Whether task @tid sleeps interruptibly (state S in /proc/TID/stat).  A
+ * thread a tracer just resumed can show its old syscall while it is still
+ * waking (TASK_WAKING): only S says that it sleeps in the syscall.
+ */
+static int sleeps(pid_t tid)
 {
-	long now;
-	int i;
+	char path[64], line[256], *p;
+	int fd, n;
 
-	for (i = 0; i < 20000; i++) {
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = (int)read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	line[n] = 0;
+	p = strrchr(line, ')');
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+/*
+ * Waits until task @tid sleeps in syscall @nr or @nr2: 10 s at most by the
+ * clock (under TCG on a busy host one usleep() may take milliseconds, so
+ * a count of tries could add up to minutes), and no longer once *@stop
+ * (if given) is set.
+ */
+static int until_in_syscall(pid_t tid, long nr, long nr2, const int *stop)
+{
+	struct timespec t0, t;
+	long now;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
 		now = syscall_of(tid);
-		if (now == nr || now == nr2)
+		if ((now == nr || now == nr2) && sleeps(tid))
 			return 0;
+		if (stop && __atomic_load_n(stop, __ATOMIC_ACQUIRE))
+			return -1;
 		usleep(500);
-	}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 10);
 	return -1;
+}
+
+/*
+ * waitpid() for @pid, 20 s at most by the clock: a stop that never comes
+ * fails the test (the tracee is killed) instead of hanging the guest.
+ */
+static pid_t wait_bounded(pid_t pid, int *ws)
+{
+	struct timespec t0, t;
+	pid_t got;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		got = waitpid(pid, ws, WNOHANG);
+		if (got)
+			return got;
+		usleep(1000);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 20);
+	kt_reap(pid);
+	return 0;
 }
 
 struct poller {
 	pid_t tid;	/* the thread in poll() */
 	pid_t tracee;
+	int seen;	/* it was seen asleep in poll() */
 	int sent;
+	int done;	/* poll() returned: stop looking */
 };
 
-/* Once the tracer sleeps in poll(), a signal makes its tracee stop. */
+/*
+ * Once the tracer sleeps in poll(), a signal makes its tracee stop.  The
+ * signal is sent even when that was not seen, so that the tracer's
+ * waitpid() ends and the test fails instead of hanging.
+ */
 static void *stop_tracee_later(void *arg)
 {
 	struct poller *p = arg;
 
-	until_in_syscall(p->tid, SYS_poll, SYS_ppoll);
+	p->seen = !until_in_syscall(p->tid, SYS_poll, SYS_ppoll, &p->done);
 	p->sent = !kill(p->tracee, SIGUSR2);
 	return NULL;
 }
@@ -245,24 +305,32 @@ TEST(step_edges, poll_wakes_on_ptrace_stop)
 	 * end poll() looks once more, and would find the stop anyway).
 	 */
 	ready = (int)syscall(SYS_ppoll, &p, 1, &left, NULL, 8);
+	__atomic_store_n(&pl.done, 1, __ATOMIC_RELEASE);
 	pthread_join(th, NULL);
+	EXPECT_EQ(pl.seen, 1);
 	EXPECT_EQ(pl.sent, 1);
 	EXPECT_EQ(ready, 1);
 	EXPECT_EQ(p.revents, POLLIN);
 	EXPECT_TRUE(left.tv_sec > 0 || left.tv_nsec > 0);
-	ASSERT_EQ(waitpid(r.pid, &ws, 0), r.pid);
+	ASSERT_EQ(wait_bounded(r.pid, &ws), r.pid);
 	EXPECT_TRUE(WIFSTOPPED(ws) && WSTOPSIG(ws) == SIGUSR2);
 	ASSERT_EQ(kt_status(r.fd, r.pid, &st), 0);
 	EXPECT_EQ(st.state, (unsigned)PTBTS_STATE_STOPPED);
 	/* Below the threshold: nothing but the stop made it ready. */
 	EXPECT_LT(kt_count(&st, KT_PAGE), KT_PAGE / REC);
-	/* pause() goes on; SIGUSR1's handler ends it: exit 5. */
+	/*
+	 * pause() goes on; SIGUSR1's handler ends it: exit 5.  Only once the
+	 * thread sleeps in pause() again: a signal that comes while it is
+	 * still on its way back (the restart already set up) runs its handler
+	 * before pause() is entered anew, and pause() then sleeps for good.
+	 */
 	ASSERT_EQ(ptrace(PTRACE_CONT, r.pid, 0, 0), 0);
+	ASSERT_EQ(until_in_syscall(r.pid, SYS_pause, SYS_pause, NULL), 0);
 	ASSERT_EQ(kill(r.pid, SIGUSR1), 0);
-	ASSERT_EQ(waitpid(r.pid, &ws, 0), r.pid);
+	ASSERT_EQ(wait_bounded(r.pid, &ws), r.pid);
 	ASSERT_TRUE(WIFSTOPPED(ws) && WSTOPSIG(ws) == SIGUSR1);
 	ASSERT_EQ(ptrace(PTRACE_CONT, r.pid, 0, SIGUSR1), 0);
-	ASSERT_EQ(waitpid(r.pid, &ws, 0), r.pid);
+	ASSERT_EQ(wait_bounded(r.pid, &ws), r.pid);
 	EXPECT_TRUE(WIFEXITED(ws) && WEXITSTATUS(ws) == 5);
 	kt_run_end(&r);
 	EXPECT_EQ(kt_pinned(), 0);
@@ -584,7 +652,7 @@ TEST(step_edges, unload_waits_for_flagged_thread)
 	ASSERT_EQ(ptrace(PTRACE_CONT, r.pid, 0, 0), 0);
 	ASSERT_EQ(until_running(r.fd, r.pid), 0);
 	/* Asleep with the flag: no trap can take it back before unload. */
-	ASSERT_EQ(until_in_syscall(r.pid, SYS_pause, SYS_pause), 0);
+	ASSERT_EQ(until_in_syscall(r.pid, SYS_pause, SYS_pause, NULL), 0);
 	kt_run_end(&r);
 	err = (int)syscall(SYS_delete_module, "ptrace_bts", O_NONBLOCK);
 	EXPECT_EQ(err ? -errno : 0, 0);

@@ -8,24 +8,31 @@
 
 #include "oracle.h"
 
-int oracle_classify(const void *bytes, size_t len, unsigned int *insn_len)
+static ZydisMachineMode mode(bool is32)
+{
+	return is32 ? ZYDIS_MACHINE_MODE_LEGACY_32 : ZYDIS_MACHINE_MODE_LONG_64;
+}
+
+int oracle_classify(bool is32, const void *bytes, size_t len,
+		    unsigned int *insn_len)
 {
 	ZydisDecoder dec;
 	ZydisDecodedInstruction insn;
 
-	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	ZydisDecoderInit(&dec, mode(is32),
+			 is32 ? ZYDIS_STACK_WIDTH_32 : ZYDIS_STACK_WIDTH_64);
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, bytes, len,
 							&insn)))
 		return -1;
 	*insn_len = insn.length;
 	switch (insn.meta.category) {
-	case ZYDIS_CATEGORY_COND_BR:	/* jcc, loop*, jrcxz */
+	case ZYDIS_CATEGORY_COND_BR:	/* jcc, loop*, jrcxz/jecxz */
 		return ORACLE_COND;
 	case ZYDIS_CATEGORY_UNCOND_BR:
 	case ZYDIS_CATEGORY_CALL:
 	case ZYDIS_CATEGORY_RET:
 		return ORACLE_UNCOND;
-	default:			/* syscall, int, rep movs: no branch */
+	default:	/* syscall, int $0x80, rep movs: no branch */
 		return ORACLE_PLAIN;
 	}
 }
@@ -37,7 +44,7 @@ const char *oracle_disasm(const struct oracle_image *img, uint64_t vaddr,
 	unsigned char code[16];
 	size_t n = oracle_image_read(img, vaddr, code, sizeof(code));
 
-	if (!n || !ZYAN_SUCCESS(ZydisDisassembleATT(ZYDIS_MACHINE_MODE_LONG_64,
+	if (!n || !ZYAN_SUCCESS(ZydisDisassembleATT(mode(img->is32),
 						    vaddr, code, n, &d)))
 		snprintf(buf, len, "(no code)");
 	else

@@ -134,6 +134,7 @@ int oracle_image_open(const char *path, struct oracle_image *img,
 			elf_end(elf);
 		return -1;
 	}
+	img->is32 = gelf_getclass(elf) == ELFCLASS32;
 	ret = read_segments(elf, img, err, errlen);
 	if (!ret)
 		read_symbols(elf, img);

@@ -63,6 +63,7 @@ struct oracle_image {
 	size_t nsegs;
 	struct oracle_sym *syms;	/* sorted by value */
 	size_t nsyms;
+	bool is32;		/* ELFCLASS32: i386 code */
 };
 
 int oracle_image_open(const char *path, struct oracle_image *img,
@@ -94,9 +95,13 @@ enum oracle_class {
 	ORACLE_UNCOND,		/* jmp, call, ret, direct or indirect */
 };
 
-/* The class of the instruction in @bytes and its length; -1 if invalid. */
-int oracle_classify(const void *bytes, size_t len, unsigned int *insn_len);
-/* AT&T text of the instruction at @vaddr of @img, into @buf. */
+/*
+ * The class of the instruction in @bytes (32-bit code when @is32) and its
+ * length; -1 if invalid.
+ */
+int oracle_classify(bool is32, const void *bytes, size_t len,
+		    unsigned int *insn_len);
+/* AT&T text of the instruction at @vaddr of @img (in its mode), into @buf. */
 const char *oracle_disasm(const struct oracle_image *img, uint64_t vaddr,
 			  char *buf, size_t len);
 
@@ -113,6 +118,8 @@ struct qemu_log_stats {
  * could not be started.
  */
 int qemu_run(const char *prog, const char *log, struct harness_cmd *cmd);
+/* qemu_run() for an i386 program, under qemu-i386. */
+int qemu_run32(const char *prog, const char *log, struct harness_cmd *cmd);
 /* A qemu "Trace" line: 1 and *pc, 0 for another line, -1 if malformed. */
 int qemu_log_pc(const char *line, uint64_t *pc);
 /*
@@ -160,5 +167,36 @@ long oracle_first_diff(const struct oracle_pairs *want,
 char *oracle_report(const struct oracle_pairs *want,
 		    const struct oracle_pairs *got, long idx,
 		    const struct oracle_image *img, uint64_t bias);
+
+/* ------------------------------ qemu against btrace, asserting (compare.c) */
+
+/*
+ * Runs @prog under qemu (qemu-i386 when @img->is32); returns its log
+ * (malloc'ed).  Fails the test unless the program exits 0.
+ */
+char *oracle_qemu_trace(const char *prog, const struct oracle_image *img,
+			struct harness_cmd *cmd);
+/* The branches of @log with @img loaded at @bias; removes and frees @log. */
+void oracle_qemu_branches(char *log, const struct oracle_image *img,
+			  uint64_t bias, struct oracle_pairs *out,
+			  struct qemu_log_stats *st);
+/*
+ * Records @prog with btrace (BLOCK: lossless) into @trace_name in the test's
+ * temporary folder and reads `btrace dump --raw` of it into @raw.
+ */
+void oracle_btrace_branches(const char *prog, const char *trace_name,
+			    struct oracle_raw *raw, struct harness_cmd *rec);
+/* Fails the test with oracle_report() when @want and @got differ. */
+void oracle_expect_same(const struct oracle_pairs *want,
+			const struct oracle_pairs *got,
+			const struct oracle_image *img, const char *who);
+/* oracle_libc_bias() of @out; fails the test when there is none. */
+uint64_t oracle_load_bias(const char *out, const struct oracle_image *img);
+/*
+ * The static program @name (no libc, one thread, printing "@name ok"),
+ * compared whole: every branch qemu logs is a record btrace dumps, with no
+ * gap or other marker.
+ */
+void oracle_expect_static_whole(const char *name);
 
 #endif /* ORACLE_H */

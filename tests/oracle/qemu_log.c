@@ -10,8 +10,10 @@
 
 /* Debian's qemu-user (7.2); scripts/deps installs it. */
 #define QEMU	"/usr/bin/qemu-x86_64"
+#define QEMU32	"/usr/bin/qemu-i386"
 
-int qemu_run(const char *prog, const char *log, struct harness_cmd *cmd)
+static int run(const char *qemu, const char *prog, const char *log,
+	       struct harness_cmd *cmd)
 {
 	/*
 	 * -d exec logs every translation block as it starts to run; with
@@ -19,13 +21,23 @@ int qemu_run(const char *prog, const char *log, struct harness_cmd *cmd)
 	 * keeps qemu from jumping block to block without logging.
 	 */
 	char *argv[] = {
-		QEMU, "-singlestep", "-d", "exec,nochain", "-D", (char *)log,
-		(char *)prog, NULL
+		(char *)qemu, "-singlestep", "-d", "exec,nochain", "-D",
+		(char *)log, (char *)prog, NULL
 	};
 
-	if (access(QEMU, X_OK))
+	if (access(qemu, X_OK))
 		return -1;
 	return harness_run(argv, 60, cmd);
+}
+
+int qemu_run(const char *prog, const char *log, struct harness_cmd *cmd)
+{
+	return run(QEMU, prog, log, cmd);
+}
+
+int qemu_run32(const char *prog, const char *log, struct harness_cmd *cmd)
+{
+	return run(QEMU32, prog, log, cmd);
 }
 
 /*
@@ -58,7 +70,7 @@ static int taken(const struct oracle_image *img, uint64_t bias, uint64_t p,
 		st->outside++;
 		return 0;
 	}
-	cls = oracle_classify(code, n, &len);
+	cls = oracle_classify(img->is32, code, n, &len);
 	if (cls < 0)
 		return -1;
 	return cls == ORACLE_UNCOND || (cls == ORACLE_COND && q != p + len);

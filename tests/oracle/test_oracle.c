@@ -15,111 +15,9 @@
 
 #include "oracle.h"
 
-/* Runs @prog under qemu; returns its log (malloc'ed); asserts a clean run. */
-static char *qemu_trace(const char *prog, struct harness_cmd *cmd)
-{
-	char *log = harness_path(harness_tmpdir(), "qemu.log");
-
-	ASSERT_EQ(qemu_run(prog, log, cmd), 0);
-	if (harness_exit_code(cmd) != 0)
-		FAIL("%s under qemu exited with %d: %s", prog,
-		     harness_exit_code(cmd), cmd->err);
-	return log;
-}
-
-/* The branches of the log, with @img loaded at @bias. */
-static void qemu_branches(char *log, const struct oracle_image *img,
-			  uint64_t bias, struct oracle_pairs *out,
-			  struct qemu_log_stats *st)
-{
-	char err[ORACLE_ERR];
-
-	if (qemu_log_branches(log, img, bias, out, st, err, sizeof(err)))
-		FAIL("qemu log: %s", err);
-	remove(log);
-	free(log);
-}
-
-/* Records @prog with btrace (BLOCK: lossless) and reads dump --raw. */
-static void btrace_branches(const char *prog, struct oracle_raw *raw,
-			    struct harness_cmd *rec)
-{
-	char *btrace = BTRACE_PATH();
-	char *trace = harness_path(harness_tmpdir(), "oracle.btr");
-	char *rargv[] = { btrace, "record", "--mode", "block", "-o", trace,
-			  "--", (char *)prog, NULL };
-	char *dargv[] = { btrace, "dump", "--raw", trace, NULL };
-	struct harness_cmd dump;
-	char err[ORACLE_ERR];
-
-	ASSERT_EQ(harness_run(rargv, 40, rec), 0);
-	if (harness_exit_code(rec) != 0)
-		FAIL("btrace record exited with %d: %s",
-		     harness_exit_code(rec), rec->err);
-	ASSERT_EQ(harness_run(dargv, 40, &dump), 0);
-	if (harness_exit_code(&dump) != 0)
-		FAIL("btrace dump --raw exited with %d: %s",
-		     harness_exit_code(&dump), dump.err);
-	if (oracle_raw_parse(dump.out, raw, err, sizeof(err)))
-		FAIL("btrace dump --raw: %s", err);
-	harness_cmd_free(&dump);
-	free(trace);
-	free(btrace);
-}
-
-static void expect_same(const struct oracle_pairs *want,
-			const struct oracle_pairs *got,
-			const struct oracle_image *img)
-{
-	long idx = oracle_first_diff(want, got);
-	char *report;
-
-	if (idx < 0)
-		return;
-	report = oracle_report(want, got, idx, img, 0);
-	harness_fail(__FILE__, __LINE__, "btrace differs from qemu: %s",
-		     report);
-	free(report);
-	harness_abort();
-}
-
 TEST(oracle, static_program_every_record)
 {
-	char *prog = PROG_PATH("static-oracle");
-	struct oracle_pairs want = { 0 };
-	struct oracle_raw raw;
-	struct oracle_image img;
-	struct qemu_log_stats st;
-	struct harness_cmd q, rec;
-	char err[ORACLE_ERR];
-
-	if (oracle_image_open(prog, &img, err, sizeof(err)))
-		FAIL("%s", err);
-	qemu_branches(qemu_trace(prog, &q), &img, 0, &want, &st);
-	EXPECT_STREQ(q.out, "static-oracle ok\n");
-	EXPECT_EQ(st.outside, (uint64_t)0);
-	EXPECT_GT(want.n, (size_t)3000);
-
-	btrace_branches(prog, &raw, &rec);
-	EXPECT_STREQ(rec.out, "static-oracle ok\n");
-	ASSERT_EQ(raw.n, (size_t)1);
-	expect_same(&want, &raw.t[0].pairs, &img);
-
-	oracle_raw_free(&raw);
-	harness_cmd_free(&q);
-	harness_cmd_free(&rec);
-	oracle_pairs_free(&want);
-	oracle_image_close(&img);
-	free(prog);
-}
-
-static uint64_t load_bias(const char *out, const struct oracle_image *img)
-{
-	uint64_t bias;
-
-	if (oracle_libc_bias(out, img, &bias))
-		FAIL("no load address in the output: %s", out);
-	return bias;
+	oracle_expect_static_whole("static-oracle");
 }
 
 /*
@@ -174,23 +72,23 @@ TEST(oracle, libc_program_own_functions)
 
 	if (oracle_image_open(prog, &img, err, sizeof(err)))
 		FAIL("%s", err);
-	log = qemu_trace(prog, &q);
-	bias = load_bias(q.out, &img);
-	qemu_branches(log, &img, bias, &all, &st);
+	log = oracle_qemu_trace(prog, &img, &q);
+	bias = oracle_load_bias(q.out, &img);
+	oracle_qemu_branches(log, &img, bias, &all, &st);
 	oracle_filter_funcs(&all, &img, bias, &want);
 	/* libc and ld.so ran too, outside the image. */
 	EXPECT_GT(st.outside, (uint64_t)10000);
 	EXPECT_GT(want.n, (size_t)500);
 
-	btrace_branches(prog, &raw, &rec);
+	oracle_btrace_branches(prog, "oracle.btr", &raw, &rec);
 	/* The same output, but for the address line. */
 	EXPECT_STREQ(strchr(rec.out, '\n'), strchr(q.out, '\n'));
 	ASSERT_EQ(raw.n, (size_t)1);
-	bias = load_bias(rec.out, &img);
+	bias = oracle_load_bias(rec.out, &img);
 	/* The trace's own maps agree with the program on where it lives. */
 	EXPECT_EQ(trace_bias(prog, &img), bias);
 	oracle_filter_funcs(&raw.t[0].pairs, &img, bias, &got);
-	expect_same(&want, &got, &img);
+	oracle_expect_same(&want, &got, &img, "qemu");
 
 	oracle_raw_free(&raw);
 	harness_cmd_free(&q);

@@ -30,7 +30,7 @@ TEST(oracle_qemu, log_line)
 
 static int cls(const char *bytes, size_t n, unsigned int *len)
 {
-	return oracle_classify(bytes, n, len);
+	return oracle_classify(false, bytes, n, len);
 }
 
 TEST(oracle_qemu, classify)

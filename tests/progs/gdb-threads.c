@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * gdb tests: two threads with histories of their own.  Both wait at a
- * barrier until main reaches ready(); then thread A calls leaf_a three
- * times and done_a, thread B calls leaf_b five times and done_b.
+ * gdb tests: two threads with histories of their own.  Both are running
+ * (barrier @up) before main reaches ready(), so that gdb knows them when
+ * it starts recording there; they wait at barrier @go until then.  Then
+ * thread A calls leaf_a three times and done_a, thread B calls leaf_b five
+ * times and done_b.
  */
 #include <pthread.h>
 
-static pthread_barrier_t go;
+static pthread_barrier_t up, go;
 static volatile int sink;
 
 __attribute__((noinline)) void leaf_a(int i) { sink = i; }
@@ -17,6 +19,7 @@ __attribute__((noinline)) void ready(void) { sink = 0; }
 
 static void *thread_a(void *arg)
 {
+	pthread_barrier_wait(&up);
 	pthread_barrier_wait(&go);
 	for (int i = 0; i < 3; i++)
 		leaf_a(i);
@@ -26,6 +29,7 @@ static void *thread_a(void *arg)
 
 static void *thread_b(void *arg)
 {
+	pthread_barrier_wait(&up);
 	pthread_barrier_wait(&go);
 	for (int i = 0; i < 5; i++)
 		leaf_b(i);
@@ -37,9 +41,11 @@ int main(void)
 {
 	pthread_t a, b;
 
+	pthread_barrier_init(&up, NULL, 3);
 	pthread_barrier_init(&go, NULL, 3);
 	pthread_create(&a, NULL, thread_a, NULL);
 	pthread_create(&b, NULL, thread_b, NULL);
+	pthread_barrier_wait(&up);
 	ready();
 	pthread_barrier_wait(&go);
 	pthread_join(a, NULL);

@@ -8,46 +8,11 @@
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 
-#include "harness.h"
+#include "fake_root.h"
 #include "bts.h"
 #include "../../libbts/perf_bts.h"
 #include "../../libbts/refusal.h"
-
-static void fab(const char *rel, const char *content)
-{
-	char path[4096], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", harness_tmpdir(), rel);
-	for (slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(path, 0755);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	if (!f)
-		FAIL("cannot create %s", path);
-	fputs(content, f);
-	fclose(f);
-}
-
-static void use_roots(void)
-{
-	char p[4096];
-
-	snprintf(p, sizeof(p), "%s/proc", harness_tmpdir());
-	setenv("BTS_PROC_ROOT", p, 1);
-	snprintf(p, sizeof(p), "%s/sys", harness_tmpdir());
-	setenv("BTS_SYSFS_ROOT", p, 1);
-}
-
-static void drop_roots(void)
-{
-	unsetenv("BTS_PROC_ROOT");
-	unsetenv("BTS_SYSFS_ROOT");
-}
 
 static void cpuinfo(const char *vendor, int family, int model)
 {
@@ -58,7 +23,7 @@ static void cpuinfo(const char *vendor, int family, int model)
 		 "model name\t: Some CPU\nstepping\t: 4\n\n"
 		 "processor\t: 1\nvendor_id\t: Other\ncpu family\t: 1\nmodel\t\t: 1\n\n",
 		 vendor, family, model);
-	fab("proc/cpuinfo", text);
+	fake_root_file("proc/cpuinfo", text);
 }
 
 static bool supports(const char *vendor, int family, int model)
@@ -66,12 +31,12 @@ static bool supports(const char *vendor, int family, int model)
 	struct bts_cpu_id id;
 
 	cpuinfo(vendor, family, model);
-	use_roots();
+	fake_root_enter();
 	if (bts_cpu_id_read(&id)) {
-		drop_roots();
+		fake_root_leave();
 		FAIL("cpuinfo not read");
 	}
-	drop_roots();
+	fake_root_leave();
 	if (strcmp(id.vendor, vendor) || id.family != family || id.model != model)
 		FAIL("read %s %d %d", id.vendor, id.family, id.model);
 	return bts_cpu_supports_bts(&id);
@@ -101,27 +66,27 @@ TEST(perf_bts, cpuinfo_unreadable)
 {
 	struct bts_cpu_id id;
 
-	fab("proc/cpuinfo", "processor\t: 0\nvendor_id\t: GenuineIntel\n\n");
-	use_roots();
+	fake_root_file("proc/cpuinfo", "processor\t: 0\nvendor_id\t: GenuineIntel\n\n");
+	fake_root_enter();
 	EXPECT_EQ(bts_cpu_id_read(&id), -1);
-	drop_roots();
+	fake_root_leave();
 }
 
 /* A healthy machine but for what each test changes. */
 static void machine(const char *vendor, int model, const char *paranoid)
 {
 	cpuinfo(vendor, 6, model);
-	fab("proc/sys/kernel/perf_event_paranoid", paranoid);
-	fab("proc/self/status", "CapEff:\t0\nSeccomp:\t0\n");
+	fake_root_file("proc/sys/kernel/perf_event_paranoid", paranoid);
+	fake_root_file("proc/self/status", "CapEff:\t0\nSeccomp:\t0\n");
 }
 
 static struct bts_source_info probe(void)
 {
 	struct bts_source_info si = { .source = PTBTS_SOURCE_PERF_BTS };
 
-	use_roots();
+	fake_root_enter();
 	bts_perf_probe(&si);
-	drop_roots();
+	fake_root_leave();
 	return si;
 }
 
@@ -321,7 +286,7 @@ TEST(perf_bts, ring_other_record_stops_the_walk)
 TEST(perf_bts, pick_for_a_session)
 {
 	machine("AuthenticAMD", 0x01, "2\n");
-	use_roots();
+	fake_root_enter();
 	EXPECT_EQ(bts_perf_pick(PTBTS_SOURCE_PERF_BTS, PTBTS_MODE_RING), -BTS_E_NOSOURCE);
 	EXPECT_STREQ(bts_errdetail(), "perf-bts: BTS support has been disabled for the "
 		     "target cpu.");
@@ -330,7 +295,7 @@ TEST(perf_bts, pick_for_a_session)
 	EXPECT_EQ(bts_perf_pick(BTS_SOURCE_AUTO, PTBTS_MODE_BLOCK), 0);
 	EXPECT_EQ(bts_perf_pick(PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_RING), 0);
 	EXPECT_EQ(bts_perf_pick(PTBTS_SOURCE_KMOD_STEP, PTBTS_MODE_RING), 0);
-	drop_roots();
+	fake_root_leave();
 }
 
 /* A session that asks for perf-bts where it cannot work: refused, no child. */
@@ -342,9 +307,9 @@ TEST(perf_bts, session_refused_here)
 		 .mode = PTBTS_MODE_RING);
 
 	machine("GenuineIntel", 0x2d, "2\n");
-	use_roots();
+	fake_root_enter();
 	EXPECT_EQ(bts_session_spawn(argv, &o, &s), -BTS_E_NOSOURCE);
-	drop_roots();
+	fake_root_leave();
 	EXPECT_STREQ(bts_errdetail(), "perf-bts: BTS support has been disabled for the "
 		     "target cpu.");
 	EXPECT_TRUE(s == NULL);

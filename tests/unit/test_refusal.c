@@ -7,9 +7,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 
-#include "harness.h"
+#include "fake_root.h"
 #include "bts.h"
 #include "../../libbts/refusal.h"
 
@@ -238,52 +237,18 @@ TEST(refusal, module_lines)
 
 /* --------------------------------------------- fabricated /proc and /sys */
 
-static void fab(const char *rel, const char *content)
-{
-	char path[4096], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", harness_tmpdir(), rel);
-	for (slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(path, 0755);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	if (!f)
-		FAIL("cannot create %s", path);
-	fputs(content, f);
-	fclose(f);
-}
-
-static void use_roots(void)
-{
-	char p[4096];
-
-	snprintf(p, sizeof(p), "%s/proc", harness_tmpdir());
-	setenv("BTS_PROC_ROOT", p, 1);
-	snprintf(p, sizeof(p), "%s/sys", harness_tmpdir());
-	setenv("BTS_SYSFS_ROOT", p, 1);
-}
-
-static void drop_roots(void)
-{
-	unsetenv("BTS_PROC_ROOT");
-	unsetenv("BTS_SYSFS_ROOT");
-}
-
 TEST(refusal, root_path)
 {
 	char buf[256];
 
-	drop_roots();
+	fake_root_leave();
 	EXPECT_STREQ(bts_root_path("/proc/cpuinfo", buf, sizeof(buf)), "/proc/cpuinfo");
 	setenv("BTS_PROC_ROOT", "/x/p", 1);
 	setenv("BTS_SYSFS_ROOT", "/y/s", 1);
 	EXPECT_STREQ(bts_root_path("/proc/cpuinfo", buf, sizeof(buf)), "/x/p/cpuinfo");
 	EXPECT_STREQ(bts_root_path("/sys/kernel/x", buf, sizeof(buf)), "/y/s/kernel/x");
 	EXPECT_STREQ(bts_root_path("/dev/null", buf, sizeof(buf)), "/dev/null");
-	drop_roots();
+	fake_root_leave();
 }
 
 /* The probes read every fact from the fabricated tree. */
@@ -291,15 +256,15 @@ TEST(refusal, probe_reads_the_roots)
 {
 	struct bts_refusal_facts f;
 
-	fab("proc/sys/kernel/yama/ptrace_scope", "2\n");
-	fab("proc/sys/kernel/perf_event_paranoid", "3\n");
-	fab("proc/self/status", "Name:\tx\nCapEff:\t0000000000080000\nSeccomp:\t2\n");
-	fab("sys/devices/system/cpu/vulnerabilities/meltdown", "Mitigation: PTI\n");
-	fab("sys/kernel/security/lockdown", "none [integrity] confidentiality\n");
-	fab("sys/kernel/ptrace_bts/abi_version", "7\n");
-	use_roots();
+	fake_root_file("proc/sys/kernel/yama/ptrace_scope", "2\n");
+	fake_root_file("proc/sys/kernel/perf_event_paranoid", "3\n");
+	fake_root_file("proc/self/status", "Name:\tx\nCapEff:\t0000000000080000\nSeccomp:\t2\n");
+	fake_root_file("sys/devices/system/cpu/vulnerabilities/meltdown", "Mitigation: PTI\n");
+	fake_root_file("sys/kernel/security/lockdown", "none [integrity] confidentiality\n");
+	fake_root_file("sys/kernel/ptrace_bts/abi_version", "7\n");
+	fake_root_enter();
 	bts_refusal_probe(-1, &f);
-	drop_roots();
+	fake_root_leave();
 	EXPECT_EQ(f.yama, 2);
 	EXPECT_EQ(f.paranoid, 3);
 	EXPECT_EQ(f.cap_eff, 1ull << BTS_CAP_SYS_PTRACE);
@@ -316,10 +281,10 @@ TEST(refusal, probe_missing_files)
 {
 	struct bts_refusal_facts f;
 
-	fab("proc/self/status", "Name:\tx\n");
-	use_roots();
+	fake_root_file("proc/self/status", "Name:\tx\n");
+	fake_root_enter();
 	bts_refusal_probe(BTS_REFUSAL_YAMA, &f);
-	drop_roots();
+	fake_root_leave();
 	EXPECT_EQ(f.yama, -1);
 	EXPECT_EQ(f.paranoid, BTS_NO_PERF);
 	EXPECT_EQ(f.seccomp, -1);
@@ -334,11 +299,11 @@ TEST(refusal, refusal_for_picks_the_first)
 {
 	struct bts_refusal r;
 
-	fab("proc/sys/kernel/yama/ptrace_scope", "1\n");
-	fab("proc/sys/kernel/perf_event_paranoid", "4\n");
-	fab("proc/self/status", "CapEff:\t0\nSeccomp:\t0\n");
-	fab("sys/devices/system/cpu/vulnerabilities/meltdown", "Mitigation: PTI\n");
-	use_roots();
+	fake_root_file("proc/sys/kernel/yama/ptrace_scope", "1\n");
+	fake_root_file("proc/sys/kernel/perf_event_paranoid", "4\n");
+	fake_root_file("proc/self/status", "CapEff:\t0\nSeccomp:\t0\n");
+	fake_root_file("sys/devices/system/cpu/vulnerabilities/meltdown", "Mitigation: PTI\n");
+	fake_root_enter();
 	/* Yama 1 refuses attaching only. */
 	EXPECT_EQ(bts_refusal_for(BTS_SOURCE_AUTO, false, &r), 0);
 	EXPECT_EQ(bts_refusal_for(BTS_SOURCE_AUTO, true, &r), 1);
@@ -354,5 +319,5 @@ TEST(refusal, refusal_for_picks_the_first)
 	EXPECT_EQ(r.check, BTS_REFUSAL_MODULE);
 	EXPECT_EQ(bts_refusal_for(PTBTS_SOURCE_NONE, false, &r), 0);
 	EXPECT_EQ(bts_refusal_for(PTBTS_SOURCE_MAX, false, &r), 0);
-	drop_roots();
+	fake_root_leave();
 }

@@ -5,7 +5,6 @@
  * from the index.  A static program without libc has the same addresses
  * on every run, so two recordings of it give the same records.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -13,27 +12,12 @@
 
 #include <bts.h>
 
-#include "harness.h"
+#include "btrace_run.h"
 
 #define TIMEOUT 120
 
-static int run_btrace(struct harness_cmd *cmd, ...)
-{
-	char *argv[16];
-	int n = 0;
-	va_list ap;
-
-	argv[n++] = BTRACE_PATH();
-	va_start(ap, cmd);
-	while (n < 15 && (argv[n] = va_arg(ap, char *)))
-		n++;
-	va_end(ap);
-	argv[n] = NULL;
-	if (harness_run(argv, TIMEOUT, cmd))
-		FAIL("cannot run %s", argv[0]);
-	free(argv[0]);
-	return harness_exit_code(cmd);
-}
+/* Runs btrace with the NULL-ended arguments; returns its exit code. */
+#define run_btrace(cmd, ...) harness_btrace(cmd, TIMEOUT, __VA_ARGS__)
 
 /* dump --raw without its "# thread TID" lines (the tid differs per run). */
 static char *records_of(const char *btr)
