@@ -364,19 +364,6 @@ static int dump_file(const char *path, const struct dump_opts *o)
 
 /* ------------------------------------------------------------- options */
 
-static const char *parse_count(const char *arg, void *value)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-' || !v)
-		return "not a positive number";
-	*(uint64_t *)value = v;
-	return NULL;
-}
-
 static const char *check_opts(const struct dump_opts *o, int nviews)
 {
 	if (nviews > 1)

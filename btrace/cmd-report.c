@@ -92,25 +92,12 @@ static int report_file(const char *path, const struct report_opts *o)
 	return ret;
 }
 
-static const char *parse_last(const char *arg, void *value)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-' || !v)
-		return "not a positive number";
-	*(uint64_t *)value = v;
-	return NULL;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .last = 50 };
 	const struct option opts[] = {
 		OPT_CALLBACK(0, "last", "N", &o.last,
-			     "the last N branches and calls per thread (50)", parse_last),
+			     "the last N branches and calls per thread (50)", parse_count),
 		OPT_FLAG(0, "json", &o.json, "one JSON object (fields below)"),
 		OPT_END(),
 	};

@@ -29,7 +29,8 @@ static const struct command_help stats_help = {
 	"    instructions  I\n"
 	"    segments      S (function visits, as in 'dump --calls')\n"
 	"    functions     F\n"
-	"    gaps          G\n"
+	"    gaps          G (holes: lost records, undecodable code, ...)\n"
+	"    filtered      F (regions left out on purpose, e.g. by --skip)\n"
 	"    most called:\n"
 	"      CALLS  FUNCTION\n"
 	"    hottest (instructions):\n"
@@ -159,7 +160,7 @@ static int thread_stats(const struct bts_trace *t, size_t thread,
 	BTS_OPTS(bts_calls_opts, opts, .sym = sym);
 	struct func_table funcs = { 0 };
 	struct bts_call_history *h;
-	uint64_t insns;
+	uint64_t insns, filtered = 0;
 	int ret = bts_call_history_build(t, thread, &opts, &h);
 
 	if (ret < 0) {
@@ -170,8 +171,10 @@ static int thread_stats(const struct bts_trace *t, size_t thread,
 		const struct bts_segment *s = bts_call_history_segment(h, i);
 		struct func_stat *f;
 
-		if (s->entry == BTS_SEG_GAP)
+		if (s->entry == BTS_SEG_GAP) {
+			filtered += s->gap == BTS_GAP_FILTERED;
 			continue;
+		}
 		f = func_of(&funcs, s->function ? s->function : "??");
 		if (!f) {
 			ret = EXIT_FAILED;
@@ -188,7 +191,10 @@ static int thread_stats(const struct bts_trace *t, size_t thread,
 	printf("    instructions  %" PRIu64 "\n", insns);
 	printf("    segments      %zu\n", bts_call_history_count(h));
 	printf("    functions     %zu\n", funcs.n);
-	printf("    gaps          %" PRIu64 "\n", bts_call_history_gaps(h));
+	/* Filtered regions are what the user asked to leave out, not loss. */
+	printf("    gaps          %" PRIu64 "\n",
+	       bts_call_history_gaps(h) - filtered);
+	printf("    filtered      %" PRIu64 "\n", filtered);
 	print_tops(&funcs, insns);
 	free(funcs.v);
 	bts_call_history_free(h);

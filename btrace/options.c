@@ -242,6 +242,19 @@ const char *parse_pid(const char *arg, void *value)
 	return NULL;
 }
 
+const char *parse_count(const char *arg, void *value)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || !v)
+		return "not a positive number";
+	*(uint64_t *)value = v;
+	return NULL;
+}
+
 const char *parse_source(const char *arg, void *value)
 {
 	if (bts_source_parse(arg, value) < 0)

@@ -78,6 +78,7 @@ void print_help(const struct command_help *cmd, const struct option *opts);
 
 /* Callbacks for the options above: NULL, or why the argument is wrong. */
 const char *parse_pid(const char *arg, void *value);		/* pid_t */
+const char *parse_count(const char *arg, void *value);	/* uint64_t, > 0 */
 const char *parse_source(const char *arg, void *value);	/* int */
 const char *parse_mode(const char *arg, void *value);		/* int */
 const char *parse_size_opt(const char *arg, void *value);	/* uint64_t */

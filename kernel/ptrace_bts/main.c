@@ -9,6 +9,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 
 #include "ptbts.h"
 
@@ -131,6 +132,14 @@ static void __exit ptbts_exit(void)
 	ptbts_sysfs_exit();
 	ptbts_step_exit();
 	ptbts_lifetime_exit();
+	/*
+	 * The last put of a state, in one of our task_works, may be followed
+	 * by its RCU callback and the waits above before that work has run
+	 * its last instructions: a preempted task can still sit in our text.
+	 * A Tasks RCU grace period ends only once every task has scheduled
+	 * voluntarily or been in user mode, so none is left in the module.
+	 */
+	synchronize_rcu_tasks();
 }
 
 module_init(ptbts_init);

@@ -4,25 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "btrace_run.h"
 #include "test_replay.h"
 
 #define RP_TIMEOUT 120	/* a bound against hangs, never a timing assertion */
 
 void rp_btrace(const char *const args[], int want, struct harness_cmd *cmd)
 {
-	const char *argv[24];
-	char *path = BTRACE_PATH();
-	size_t n = 0;
+	int code = harness_btrace_argv(cmd, RP_TIMEOUT, args);
 
-	argv[n++] = path;
-	for (size_t i = 0; args[i] && n < 23; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	ASSERT_EQ(harness_run((char *const *)argv, RP_TIMEOUT, cmd), 0);
-	if (harness_exit_code(cmd) != want)
+	if (code != want)
 		FAIL("btrace %s exited with %d, expected %d; stderr:\n%s",
-		     args[0], harness_exit_code(cmd), want, cmd->err);
-	free(path);
+		     args[0], code, want, cmd->err);
 }
 
 char *rp_record(const char *prog, int crash, struct harness_cmd *cmd)

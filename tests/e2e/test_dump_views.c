@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "btrace_run.h"
 #include "harness.h"
 #include "raw_dump.h"
 
@@ -19,19 +20,11 @@
 /* Runs btrace with @args (NULL-ended) and asserts exit code @want. */
 static void btrace(const char *const args[], int want, struct harness_cmd *cmd)
 {
-	const char *argv[24];
-	char *path = BTRACE_PATH();
-	size_t n = 0;
+	int code = harness_btrace_argv(cmd, TIMEOUT, args);
 
-	argv[n++] = path;
-	for (size_t i = 0; args[i] && n < 23; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	ASSERT_EQ(harness_run((char *const *)argv, TIMEOUT, cmd), 0);
-	if (harness_exit_code(cmd) != want)
+	if (code != want)
 		FAIL("btrace %s %s exited with %d, expected %d; stderr:\n%s",
-		     args[0], args[1], harness_exit_code(cmd), want, cmd->err);
-	free(path);
+		     args[0], args[1], code, want, cmd->err);
 }
 
 /* A JSON line's field @key as text (strings without quotes), or NULL. */

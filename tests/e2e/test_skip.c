@@ -140,3 +140,26 @@ TEST(skip, an_empty_name_is_refused)
 	free(prog);
 	free(out);
 }
+
+/* stats tells the regions left out on purpose apart from real holes. */
+TEST(skip, stats_counts_filtered_regions_apart_from_gaps)
+{
+	const char *opts[] = { "--skip", "libc.so.6", "--skip", "ld-linux*", NULL };
+	char *btrace = BTRACE_PATH();
+	struct harness_cmd cmd;
+	struct skip_run r;
+	char want[64];
+
+	record_skip(opts, &r);
+	char *argv[] = { btrace, "stats", r.btr, NULL };
+
+	ASSERT_EQ(harness_run(argv, 30, &cmd), 0);
+	EXPECT_EQ(harness_exit_code(&cmd), 0);
+	EXPECT_TRUE(strstr(cmd.out, "    gaps          0\n") != NULL);
+	snprintf(want, sizeof(want), "    filtered      %zu\n",
+		 raw_count_markers(&r.dump.threads[0], "filtered"));
+	EXPECT_TRUE(strstr(cmd.out, want) != NULL);
+	harness_cmd_free(&cmd);
+	free_skip_run(&r);
+	free(btrace);
+}

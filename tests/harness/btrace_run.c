@@ -4,19 +4,31 @@
 
 #include "btrace_run.h"
 
-int harness_btrace_va(struct harness_cmd *cmd, int timeout, va_list ap)
+int harness_btrace_argv(struct harness_cmd *cmd, int timeout,
+			const char *const args[])
 {
 	char *argv[32];
 	int n = 0;
 
 	argv[n++] = BTRACE_PATH();
-	while (n < 31 && (argv[n] = va_arg(ap, char *)))
-		n++;
+	for (size_t i = 0; n < 31 && args[i]; i++)
+		argv[n++] = (char *)args[i];
 	argv[n] = NULL;
 	if (harness_run(argv, timeout, cmd))
 		FAIL("cannot run %s", argv[0]);
 	free(argv[0]);
 	return harness_exit_code(cmd);
+}
+
+int harness_btrace_va(struct harness_cmd *cmd, int timeout, va_list ap)
+{
+	const char *args[31];
+	int n = 0;
+
+	while (n < 30 && (args[n] = va_arg(ap, const char *)))
+		n++;
+	args[n] = NULL;
+	return harness_btrace_argv(cmd, timeout, args);
 }
 
 int harness_btrace(struct harness_cmd *cmd, int timeout, ...)

@@ -13,7 +13,9 @@
  * btrace cannot be run.
  */
 int harness_btrace(struct harness_cmd *cmd, int timeout, ...);
-/* harness_btrace() with the arguments as a va_list. */
+/* harness_btrace() with the arguments as a va_list, or as an array. */
 int harness_btrace_va(struct harness_cmd *cmd, int timeout, va_list ap);
+int harness_btrace_argv(struct harness_cmd *cmd, int timeout,
+			const char *const args[]);
 
 #endif /* BTRACE_RUN_H */
