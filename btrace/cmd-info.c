@@ -20,8 +20,11 @@ static const struct command_help info_help = {
 		   "  NAME  available\n"
 		   "  NAME  unavailable: WHY\n"
 		   "then 'auto  -> NAME', the source 'btrace record' picks by default\n"
-		   "('auto  -> none' when no source works), an empty line, and one\n"
-		   "line per check, 'CHECK  ok: STATE' or 'CHECK  WHAT IS REFUSED: WHAT\n"
+		   "('auto  -> none' when no source works), then 'per-cpu  available'\n"
+		   "or 'per-cpu  unavailable: WHY' for the module's per-CPU kernel mode\n"
+		   "(the kernel and user branches of whole CPUs; CAP_PERFMON or\n"
+		   "CAP_SYS_ADMIN), an empty line, and one line per check,\n"
+		   "'CHECK  ok: STATE' or 'CHECK  WHAT IS REFUSED: WHAT\n"
 		   "TO DO'.  The checks: yama (kernel.yama.ptrace_scope), policy (a\n"
 		   "seccomp or container policy blocking ptrace or perf_event_open),\n"
 		   "paranoid (kernel.perf_event_paranoid), pti (page-table isolation),\n"
@@ -29,7 +32,8 @@ static const struct command_help info_help = {
 		   "command refused for one of these reasons prints the same line.\n"
 		   "\n"
 		   "--json prints one object: {\"sources\": [{\"name\", \"available\",\n"
-		   "\"why\"}...], \"auto\": NAME or null, \"checks\": [{\"name\", \"ok\",\n"
+		   "\"why\"}...], \"auto\": NAME or null, \"per-cpu\": {\"available\",\n"
+		   "\"why\"}, \"checks\": [{\"name\", \"ok\",\n"
 		   "\"refuses\": [SOURCE...], \"attach_only\", \"line\"}...]}.\n"
 		   "\n"
 		   "Exit status: 0, 1 when the sources could not be probed, 2 for a\n"
@@ -42,6 +46,7 @@ struct info {
 	struct bts_source_info src[MAX_SOURCES];
 	int nsrc;
 	const char *pick;	/* NULL: none */
+	struct bts_percpu_info percpu;
 	struct bts_refusal checks[BTS_REFUSAL_MAX];
 };
 
@@ -60,6 +65,10 @@ static int gather(struct info *in)
 	for (i = 0; i < in->nsrc && !in->pick; i++)
 		if (in->src[i].available)
 			in->pick = bts_source_name(in->src[i].source);
+	if (bts_percpu_probe(&in->percpu) < 0) {
+		error_bts(-BTS_E_INTERNAL, "info: cannot probe the per-CPU mode");
+		return -1;
+	}
 	for (i = 0; i < BTS_REFUSAL_MAX; i++)
 		if (bts_refusal_check(i, &in->checks[i]) < 0) {
 			error_bts(-BTS_E_INTERNAL, "info: check %s", bts_refusal_name(i));
@@ -80,7 +89,11 @@ static void print_text(const struct info *in)
 		else
 			printf("%-12s unavailable: %s\n", name, in->src[i].why);
 	}
-	printf("%-12s -> %s\n\n", "auto", in->pick ? in->pick : "none");
+	printf("%-12s -> %s\n", "auto", in->pick ? in->pick : "none");
+	if (in->percpu.available)
+		printf("%-12s available\n\n", "per-cpu");
+	else
+		printf("%-12s unavailable: %s\n\n", "per-cpu", in->percpu.why);
 	for (i = 0; i < BTS_REFUSAL_MAX; i++)
 		printf("%-12s %s\n", bts_refusal_name(i), in->checks[i].line);
 }
@@ -134,7 +147,10 @@ static void print_json(const struct info *in)
 		json_string(in->pick);
 	else
 		printf("null");
-	printf(", \"checks\": [");
+	printf(", \"per-cpu\": {\"available\": %s, \"why\": ",
+	       in->percpu.available ? "true" : "false");
+	json_string(in->percpu.available ? "" : in->percpu.why);
+	printf("}, \"checks\": [");
 	for (i = 0; i < BTS_REFUSAL_MAX; i++) {
 		const struct bts_refusal *r = &in->checks[i];
 

@@ -69,9 +69,24 @@ $(KMOD): kmod-always
 	$(Q)for f in $(KMOD_SRC); do ln -sfn $(abspath .)/$$f $(KMOD_DIR)/; done
 	$(Q)$(MAKE) $(KBUILD_ARGS) $(if $(C),C=$(C) CF=-Wsparse-error) modules
 
+# The test build (PTBTS_TEST_HOOKS=y): the same sources and
+# tests/kernel/kmod-test/ (knobs for the per-CPU mode's guest tests), in its
+# own directory; the guest loads it for those tests only, as
+# /ptrace_bts-test.ko.  Never installed, never in dkms.
+KMOD_TEST_DIR := $(O)/kmod-test/ptrace_bts
+KMOD_TEST     := $(KMOD_TEST_DIR)/ptrace_bts.ko
+KMOD_TEST_SRC := $(wildcard tests/kernel/kmod-test/*.c)
+
+$(KMOD_TEST): kmod-always
+	@mkdir -p $(KMOD_TEST_DIR)
+	$(Q)for f in $(KMOD_SRC) $(KMOD_TEST_SRC); do \
+		ln -sfn $(abspath .)/$$f $(KMOD_TEST_DIR)/; done
+	$(Q)$(MAKE) $(subst $(abspath $(KMOD_DIR)),$(abspath $(KMOD_TEST_DIR)),$(KBUILD_ARGS)) \
+		PTBTS_TEST_HOOKS=y $(if $(C),C=$(C) CF=-Wsparse-error) modules
+
 kmod-check:
 	$(Q)$(if $(KDIR_GIVEN),true,scripts/deps kmod)
-	$(Q)$(MAKE) --no-print-directory kmod-build C=2
+	$(Q)$(MAKE) --no-print-directory kmod-build $(KMOD_TEST) C=2
 
 $(KGUEST)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -101,13 +116,16 @@ $(KGUEST_BIN): $(KGUEST_OBJ)
 # guest's btrace is never ASan's (TCG makes it slow enough as it is): a
 # SAN=1 build makes a plain one of its own, in $(KGUEST)/bt.
 KGUEST_PROGS := static-oracle seq-flow threads-count cli-loop session-stop \
-		speed-forms i386-ksig i386-sys
+		speed-forms i386-ksig i386-sys i386-dyn static-gdbseq \
+		static-follow static-follow-exec static-follow-vm \
+		static-gdbthreads
 KGUEST_M32   := $(KGUEST)/tracer32
 KGUEST_BENCH := $(KGUEST)/kbench
 KGUEST_BT    := $(if $(SAN),$(KGUEST)/bt/btrace,$(BTRACE))
 KGUEST_EXTRA := $(KGUEST_BT) $(KGUEST_PROGS:%=$(O)/progs/%) $(KGUEST_M32) \
+		$(KMOD_TEST) \
 		$(KGUEST_BENCH)
-KGUEST_PUT   := $(KGUEST_BT)=btrace \
+KGUEST_PUT   := $(KGUEST_BT)=btrace $(KMOD_TEST)=ptrace_bts-test.ko \
 		$(foreach p,$(KGUEST_PROGS),$(O)/progs/$(p)=progs/$(p)) \
 		$(KGUEST_M32)=tracer32 $(KGUEST_BENCH)=kbench
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * 32-bit programs: their classification (insn.c in legacy 32-bit mode),
- * their sigreturn numbers and how a session notices them.  The
- * ptrace-step source single-steps 32-bit programs, so only the class and
- * length of each instruction matter.
+ * their sigreturn numbers and how a session notices them.  ptrace-step
+ * runs them by branch stops as it runs 64-bit ones (step_fast.c decodes
+ * their blocks in 32-bit mode, step_emulate.c carries out their branches
+ * on 4-byte words); its single steps classify here.
  */
 #include <elf.h>
 #include <endian.h>

@@ -27,7 +27,8 @@ bool bts_abi32_sigreturn(uint64_t nr);
 
 /*
  * @opts with source ptrace-step into @out when they ask for any source
- * (auto) and @path is a 32-bit ELF file: only ptrace-step records those.
+ * (auto) and @path is a 32-bit ELF file: ptrace-step records those on
+ * every machine (kmod-step does too, when asked for by name).
  * Returns the options to use, @opts or @out.
  */
 struct bts_session_opts;

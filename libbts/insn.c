@@ -30,11 +30,6 @@ static const ZydisDecoder *decoder_for(bool is32)
 	return &decoders[is32];
 }
 
-static const ZydisDecoder *get_decoder(void)
-{
-	return decoder_for(false);
-}
-
 static int kind_of(const ZydisDecodedInstruction *zi)
 {
 	/*
@@ -176,19 +171,21 @@ static int reg_of(ZydisRegister r)
 
 static bool take_operand(const ZydisDecodedOperand *op, struct bts_branch *b)
 {
+	/* The target is as wide as the pc: 4 bytes in i386 code. */
+	unsigned int width = b->mode32 ? 32 : 64;
 	int base, index;
 
 	if (op->type == ZYDIS_OPERAND_TYPE_REGISTER) {
 		base = reg_of(op->reg.value);
 		if (base < 0 || base == BTS_REG_RIP || base == BTS_REG_NONE ||
-		    op->size != 64)
+		    op->size != width)
 			return false;
 		b->opnd = BTS_OPND_REG;
 		b->base = (uint8_t)base;
 		return true;
 	}
 	if (op->type != ZYDIS_OPERAND_TYPE_MEMORY ||
-	    op->mem.type != ZYDIS_MEMOP_TYPE_MEM || op->size != 64)
+	    op->mem.type != ZYDIS_MEMOP_TYPE_MEM || op->size != width)
 		return false;
 	base = reg_of(op->mem.base);
 	index = reg_of(op->mem.index);
@@ -218,11 +215,17 @@ static bool fill_branch(const ZydisDecodedInstruction *zi,
 	if (zi->attributes & ZYDIS_ATTRIB_HAS_OPERANDSIZE)
 		return false;
 	b->addr32 = zi->address_width == 32;
+	/* i386 code with 0x67: 16-bit addresses and %cx counts, left to the CPU. */
+	if (b->mode32 && !b->addr32)
+		return false;
 	switch (b->kind) {
 	case BTS_INSN_COND:
 		cond = cond_of(zi->mnemonic);
-		/* loop with 0x67 writes %ecx: how the upper half fares is unclear */
-		if (cond < 0 || (cond >= BTS_COND_LOOP && b->addr32))
+		/*
+		 * loop with 0x67 in long mode writes %ecx: how the upper half
+		 * fares is unclear.  i386 code has only %ecx to count.
+		 */
+		if (cond < 0 || (cond >= BTS_COND_LOOP && b->addr32 && !b->mode32))
 			return false;
 		b->cond = (uint8_t)cond;
 		/* fall through */
@@ -232,7 +235,8 @@ static bool fill_branch(const ZydisDecodedInstruction *zi,
 		    ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
 		    !ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(zi, &ops[0], pc, &abs)))
 			return false;
-		b->target = abs;
+		/* i386 code: the pc wraps at 4 GiB. */
+		b->target = b->mode32 ? (uint32_t)abs : abs;
 		return true;
 	case BTS_INSN_JUMP_IND:
 	case BTS_INSN_CALL_IND:
@@ -242,20 +246,20 @@ static bool fill_branch(const ZydisDecodedInstruction *zi,
 		if (zi->operand_count_visible &&
 		    ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
 			b->imm = (uint16_t)ops[0].imm.value.u;
-		return zi->operand_width == 64;
+		return zi->operand_width == (b->mode32 ? 32 : 64);
 	default:
 		return false;
 	}
 }
 
-int bts_branch_decode(const void *buf, size_t len, uint64_t pc,
-		      struct bts_branch *out)
+int bts_branch_decode_mode(bool is32, const void *buf, size_t len, uint64_t pc,
+			   struct bts_branch *out)
 {
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction zi;
 	ZyanStatus st;
 
-	st = ZydisDecoderDecodeFull(get_decoder(), buf, len, &zi, ops);
+	st = ZydisDecoderDecodeFull(decoder_for(is32), buf, len, &zi, ops);
 	if (st == ZYDIS_STATUS_NO_MORE_DATA)
 		return bts_fail(BTS_E_TRUNCATED, "instruction runs past %zu bytes", len);
 	if (!ZYAN_SUCCESS(st))
@@ -265,8 +269,15 @@ int bts_branch_decode(const void *buf, size_t len, uint64_t pc,
 	out->len = zi.length;
 	out->kind = (uint8_t)kind_of(&zi);
 	out->base = out->index = BTS_REG_NONE;
+	out->mode32 = is32;
 	out->emulable = fill_branch(&zi, ops, pc, out);
 	return 0;
+}
+
+int bts_branch_decode(const void *buf, size_t len, uint64_t pc,
+		      struct bts_branch *out)
+{
+	return bts_branch_decode_mode(false, buf, len, pc, out);
 }
 
 /* ------------------------------------------------------------------ cache */

@@ -94,6 +94,7 @@ struct bts_branch {
 	uint8_t scale;
 	uint8_t seg;		/* 0, or 1 for %fs, 2 for %gs */
 	bool emulable;		/* a tracer may carry it out (bts_branch_emulate) */
+	bool mode32;		/* decoded as i386 code: 4-byte stack, 32-bit pc */
 	uint16_t imm;		/* ret imm16: bytes popped besides the address */
 	int64_t disp;
 	uint64_t target;	/* direct branches: the destination */
@@ -105,6 +106,9 @@ struct bts_branch {
  */
 int bts_branch_decode(const void *buf, size_t len, uint64_t pc,
 		      struct bts_branch *out);
+/* The same for either machine mode (@is32: i386 code, as abi32.c decodes it). */
+int bts_branch_decode_mode(bool is32, const void *buf, size_t len, uint64_t pc,
+			   struct bts_branch *out);
 
 /* ------------------------------------------------------------------ cache */
 
@@ -187,6 +191,10 @@ typedef ssize_t (*bts_code_reader)(void *arg, uint64_t addr, void *buf,
 void bts_block_decode(bts_code_reader rd, void *arg, uint64_t start,
 		      bool (*follow)(void *arg, uint64_t to),
 		      struct bts_block *out);
+/* The same for either machine mode; @out->br.mode32 says which (even at @site 0). */
+void bts_block_decode_mode(bool is32, bts_code_reader rd, void *arg,
+			   uint64_t start, bool (*follow)(void *arg, uint64_t to),
+			   struct bts_block *out);
 /* The hash bts_block_decode() keeps of a block's bytes. */
 uint64_t bts_code_hash(uint64_t h, const uint8_t *p, size_t n);
 #define BTS_HASH_INIT 0xcbf29ce484222325ULL

@@ -30,8 +30,8 @@ static bool ends_block(int kind)
 }
 
 /* One segment: from @start to the first transfer; @h hashes on from there. */
-static void decode_segment(bts_code_reader rd, void *arg, uint64_t start,
-			   uint64_t h, struct bts_block *out)
+static void decode_segment(bool is32, bts_code_reader rd, void *arg,
+			   uint64_t start, uint64_t h, struct bts_block *out)
 {
 	uint8_t buf[READ_CHUNK];
 	uint64_t pc = start;
@@ -41,8 +41,10 @@ static void decode_segment(bts_code_reader rd, void *arg, uint64_t start,
 
 	memset(out, 0, sizeof(*out));
 	out->start = start;
+	out->br.mode32 = is32;
 	while (pc - start < BLOCK_MAX) {
-		if (off == n || bts_branch_decode(buf + off, n - off, pc, &br)) {
+		if (off == n ||
+		    bts_branch_decode_mode(is32, buf + off, n - off, pc, &br)) {
 			/* Out of bytes, or an instruction cut short: read on from pc. */
 			if (off == n || n == sizeof(buf)) {
 				got = rd(arg, pc, buf, sizeof(buf));
@@ -50,7 +52,7 @@ static void decode_segment(bts_code_reader rd, void *arg, uint64_t start,
 					return;
 				n = (size_t)got;
 				off = 0;
-				if (bts_branch_decode(buf, n, pc, &br))
+				if (bts_branch_decode_mode(is32, buf, n, pc, &br))
 					return;
 			} else {
 				return;
@@ -124,16 +126,16 @@ static bool direct(const struct bts_branch *br)
  * the segments so far (a pc must name one segment).  Otherwise the direct
  * transfer stays the site, carried out at a stop as before.
  */
-void bts_block_decode(bts_code_reader rd, void *arg, uint64_t start,
-		      bool (*follow)(void *arg, uint64_t to),
-		      struct bts_block *out)
+void bts_block_decode_mode(bool is32, bts_code_reader rd, void *arg,
+			   uint64_t start, bool (*follow)(void *arg, uint64_t to),
+			   struct bts_block *out)
 {
 	struct bts_block next;
 
-	decode_segment(rd, arg, start, BTS_HASH_INIT, out);
+	decode_segment(is32, rd, arg, start, BTS_HASH_INIT, out);
 	while (out->site && direct(&out->br) && out->nhops < BTS_BLOCK_HOPS &&
 	       (!follow || follow(arg, out->br.target))) {
-		decode_segment(rd, arg, out->br.target, out->hash, &next);
+		decode_segment(is32, rd, arg, out->br.target, out->hash, &next);
 		if (!next.site || overlaps(out, next.start, next.end))
 			return;
 		out->hops[out->nhops++] = (struct bts_hop){
@@ -147,6 +149,13 @@ void bts_block_decode(bts_code_reader rd, void *arg, uint64_t start,
 		out->hash = next.hash;
 		out->br = next.br;
 	}
+}
+
+void bts_block_decode(bts_code_reader rd, void *arg, uint64_t start,
+		      bool (*follow)(void *arg, uint64_t to),
+		      struct bts_block *out)
+{
+	bts_block_decode_mode(false, rd, arg, start, follow, out);
 }
 
 /* ------------------------------------------------------------------ cache */

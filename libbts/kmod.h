@@ -32,6 +32,7 @@ struct bts_kmod {
 	bool quiet;		/* the fd was ready for no record: poll it not */
 	size_t page;
 	size_t share;		/* BLOCK: at most this much buffer (0: any) */
+	bool lazy;		/* no thread attached unless asked (a debugger's) */
 };
 
 /* One attached thread. */
@@ -43,9 +44,20 @@ struct bts_kmod_thread {
 	uint64_t tail;		/* records taken since attach */
 	uint64_t lost_marked;	/* lost records the module's markers told */
 	bool attached;
+	/*
+	 * A debugger's numbering (control_kmod.c): the records of the
+	 * attachments before this one, and the gap marker between them.
+	 */
+	uint64_t base;
+	uint64_t count;		/* records since attach, as STATUS said last */
+	bool count_ok;		/* @count holds: the thread did not run since */
 };
 
 /* kmod_probe.c */
+/* The module's capabilities (our ABI version), or false with @why filled. */
+bool bts_kmod_caps(struct ptbts_caps *c, char *why, size_t len);
+/* An &enum ptbts_unavail reason in words, into @why. */
+void bts_kmod_unavail_text(unsigned int u, char *why, size_t len);
 /*
  * Fills @si for a kmod source: available when the device opens, speaks
  * our ABI version and offers @source.
@@ -63,6 +75,12 @@ int bts_kmod_open(struct bts_session *s);
 void bts_kmod_close(struct bts_session *s);
 /* At a thread's first stop: attach it; it then runs with PTRACE_CONT. */
 void bts_kmod_start(struct bts_session *s, struct bts_thread *t);
+/*
+ * Attaches the ptrace-stopped @t with a buffer of @size bytes (rounded up
+ * to pages); t->kmod is set even when it fails (bts_kmod_forget() frees
+ * it), and kt->attached says whether it worked (not: the thread is gone).
+ */
+int bts_kmod_attach(struct bts_session *s, struct bts_thread *t, uint64_t size);
 /* At an exec stop (the module wrote the exec marker already). */
 void bts_kmod_exec(struct bts_session *s, struct bts_thread *t);
 /*

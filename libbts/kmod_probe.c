@@ -28,8 +28,7 @@ static const char *const unavail_why[] = {
 	[PTBTS_UNAVAIL_PERF_BUSY]	= "perf is using BTS or the PMU on a CPU",
 };
 
-/* The caps, or false with @why filled. */
-static bool read_caps(struct ptbts_caps *c, char *why, size_t len)
+bool bts_kmod_caps(struct ptbts_caps *c, char *why, size_t len)
 {
 	struct stat st;
 	int fd;
@@ -60,13 +59,21 @@ static bool read_caps(struct ptbts_caps *c, char *why, size_t len)
 	return true;
 }
 
+void bts_kmod_unavail_text(unsigned int u, char *why, size_t len)
+{
+	if (u < ARRAY_SIZE(unavail_why) && unavail_why[u])
+		snprintf(why, len, "%s", unavail_why[u]);
+	else
+		snprintf(why, len, "the module cannot record with it here (reason %u)", u);
+}
+
 void bts_kmod_probe(int source, struct bts_source_info *si)
 {
 	struct ptbts_caps c;
 	unsigned int u;
 
 	si->available = false;
-	if (!read_caps(&c, si->why, sizeof(si->why)))
+	if (!bts_kmod_caps(&c, si->why, sizeof(si->why)))
 		return;
 	if (c.sources & (1u << source)) {
 		si->available = source == PTBTS_SOURCE_KMOD_STEP;
@@ -76,11 +83,7 @@ void bts_kmod_probe(int source, struct bts_source_info *si)
 		return;
 	}
 	u = c.unavail[source];
-	if (u < ARRAY_SIZE(unavail_why) && unavail_why[u])
-		snprintf(si->why, sizeof(si->why), "%s", unavail_why[u]);
-	else
-		snprintf(si->why, sizeof(si->why), "the module cannot record with it "
-			 "here (reason %u)", u);
+	bts_kmod_unavail_text(u, si->why, sizeof(si->why));
 }
 
 int bts_kmod_pick(int want)

@@ -163,53 +163,46 @@ static int attach(struct bts_session *s, struct bts_thread *t,
 	return 0;
 }
 
-void bts_kmod_start(struct bts_session *s, struct bts_thread *t)
+int bts_kmod_attach(struct bts_session *s, struct bts_thread *t, uint64_t size)
 {
-	struct bts_kmod_thread *kt;
+	struct bts_kmod_thread *kt = calloc(1, sizeof(*kt));
 	size_t page = s->kmod->page;
 
-	t->started = true;
-	t->stepping = false;	/* the module steps it: PTRACE_CONT */
-	if (t->shadow || t->kmod)
-		return;
-	kt = calloc(1, sizeof(*kt));
-	if (!kt) {
-		bts_note_err(s, bts_fail(BTS_E_NOMEM, "thread %d", (int)t->tid));
-		return;
-	}
+	if (!kt)
+		return bts_fail(BTS_E_NOMEM, "thread %d", (int)t->tid);
 	kt->ktid = t->tid;
-	kt->size = (s->buffer_size + page - 1) / page * page;
+	kt->size = (size + page - 1) / page * page;
 	if (s->mode == PTBTS_MODE_BLOCK && s->kmod->share &&
 	    kt->size > s->kmod->share)
 		kt->size = s->kmod->share;
 	t->kmod = kt;
-	bts_note_err(s, attach(s, t, kt));
+	return attach(s, t, kt);
+}
+
+void bts_kmod_start(struct bts_session *s, struct bts_thread *t)
+{
+	t->started = true;
+	t->stepping = false;	/* the module steps it: PTRACE_CONT */
+	/* A debugger's session: gdb says which threads record (control_kmod.c). */
+	if (t->shadow || t->kmod || s->kmod->lazy)
+		return;
+	bts_note_err(s, bts_kmod_attach(s, t, s->buffer_size));
 }
 
 /* ---------------------------------------------------------------- reading */
 
-static int emit_map(void *arg, const struct bts_map *m)
-{
-	struct bts_session *s = arg;
-	int err = s->w ? bts_writer_map(s->w, s->pid, m) : 0;
-
-	return err ? err : bts_map_write_code(s, m);
-}
-
-/* Records into code the trace has no map of yet: read the maps again. */
+/*
+ * Records into code the trace has no map of yet: read the maps again (of
+ * the thread's process, the current one: see bts_kmod_drain()).
+ */
 static void check_maps(struct bts_session *s, const struct ptbts_record *r,
 		       size_t n)
 {
 	size_t i;
-	int err;
 
-	for (i = 0; i < n; i++) {
-		if (!r[i].from || bts_mapset_contains(&s->maps, r[i].to))
-			continue;
-		err = bts_mapset_refresh(&s->maps, s->pid, r[i].to, emit_map, s);
-		if (err != -BTS_E_SRCH)	/* a process that is gone has no maps */
-			bts_note_err(s, err);
-	}
+	for (i = 0; i < n; i++)
+		if (r[i].from)
+			bts_maps_check(s, r[i].to);
 }
 
 static void write_recs(struct bts_session *s, struct bts_thread *t,
@@ -220,7 +213,8 @@ static void write_recs(struct bts_session *s, struct bts_thread *t,
 	check_maps(s, r, n);
 	s->records += n;
 	if (s->w)
-		bts_note_err(s, bts_writer_records(s->w, s->pid, t->tid, r, n));
+		bts_note_err(s, bts_writer_records(s->w, bts_thread_pid(s, t),
+						   t->tid, r, n));
 }
 
 static void write_lost(struct bts_session *s, struct bts_thread *t, uint64_t n)
@@ -308,6 +302,7 @@ int bts_kmod_drain(struct bts_session *s, struct bts_thread *t, bool final)
 
 	if (!kt || !kt->attached || (!final && s->mode != PTBTS_MODE_BLOCK))
 		return 0;
+	bts_proc_enter(s, t->proc);	/* a followed child's maps, if its */
 	r = status(s, kt, &st);
 	if (r == -ESRCH)
 		lost_track(s, t);
@@ -339,14 +334,19 @@ int bts_kmod_drain(struct bts_session *s, struct bts_thread *t, bool final)
 
 void bts_kmod_exec(struct bts_session *s, struct bts_thread *t)
 {
-	int is64 = bts_proc_is_64bit(s->pid);
+	int is64 = bts_proc_is_64bit(bts_thread_pid(s, t));
 	struct ptbts_record gap = {
 		.to = PTBTS_GAP_DISABLED,
 		.flags = PTBTS_MKKIND(PTBTS_KIND_GAP),
 	};
+	uint64_t entry;
 
-	/* The old image's records (the exec marker last) before its maps. */
+	/*
+	 * The old image's records (the exec marker last), then the EXEC
+	 * chunk of the process (issue 7: any process followed), its maps.
+	 */
 	bts_kmod_drain(s, t, is64 < 0);
+	bts_proc_exec(s, t, &entry);
 	bts_maps_write_all(s);
 	/* The module steps a 32-bit image too (issue 9). */
 	if (is64 >= 0 || !t->kmod)

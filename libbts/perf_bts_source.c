@@ -5,7 +5,10 @@
  * traced thread gets its own branch-sampling event from its first stop
  * and runs with PTRACE_CONT, while the CPU's BTS (driven by perf) stores
  * its branches.  Its records are taken from perf's ring whenever the
- * thread stops for good (exec, exit, the end of the session).
+ * thread stops for good (exec, exit, the end of the session).  A child
+ * followed through fork, vfork or clone is such a new thread too (the
+ * event is not inherited): it gets its own event at its first stop, as
+ * gdb's Linux backend enables btrace per new thread.
  *
  * Not yet run on BTS hardware: no machine here has a PMU.
  */
@@ -78,6 +81,7 @@ void bts_perf_drain(struct bts_session *s, struct bts_thread *t)
 
 	if (!t->perf)
 		return;
+	bts_proc_enter(s, t->proc);	/* a followed child's maps, if its */
 	lost = bts_perf_read(t->perf, emit, &c);
 	/* The lost records came before those read: the ring says so first. */
 	if (lost > 0)
@@ -88,12 +92,16 @@ void bts_perf_drain(struct bts_session *s, struct bts_thread *t)
 
 void bts_perf_exec(struct bts_session *s, struct bts_thread *t)
 {
-	struct user_regs_struct regs;
+	uint64_t entry;
 
-	/* The event stays with the thread; the new image has new maps. */
+	/*
+	 * The event stays with the thread; the new image has new maps, after
+	 * the EXEC chunk of its process (any process followed).
+	 */
 	bts_perf_drain(s, t);
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0)
-		bts_thread_emit(s, t, 0, regs.rip, PTBTS_KIND_EXEC);
+	bts_proc_exec(s, t, &entry);
+	if (entry)
+		bts_thread_emit(s, t, 0, entry, PTBTS_KIND_EXEC);
 	bts_maps_write_all(s);
 }
 

@@ -137,8 +137,8 @@ int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
 	s->mode = o.mode;
 	s->buffer_size = o.buffer_size ? o.buffer_size : BTS_DEFAULT_BUFFER;
 	s->w = o.writer;
-	/* Only ptrace-step follows children yet; other sources let them go. */
-	s->follow = !o.no_follow && source == PTBTS_SOURCE_PTRACE_STEP;
+	/* Every source follows children (session_fork.c starts them). */
+	s->follow = !o.no_follow;
 	s->on_crash = o.on_crash;
 	if (o.crash_pattern && !(s->crash_pattern = strdup(o.crash_pattern))) {
 		bts_session_free(s);

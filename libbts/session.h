@@ -58,7 +58,7 @@ struct bts_proc {
 	struct bts_bptab bps;
 	bool bp_off;
 	bool nobp;		/* its threads single-step (no int3 of ours) */
-	bool abi32;		/* a 32-bit (i386) image: single-stepped (abi32.c) */
+	bool abi32;		/* a 32-bit (i386) image (abi32.c) */
 	uint64_t image;		/* equal numbers: the same code at the same addresses */
 	size_t nthreads;	/* live threads */
 };
@@ -118,7 +118,7 @@ struct bts_fork {
 	pid_t pid;
 	bool stopped;		/* its first stop came before its parent's event */
 	bool known;		/* the parent's event came: @vfork is known */
-	bool vfork;
+	bool vfork;		/* shares its parent's memory (vfork, CLONE_VM) */
 	struct bts_proc *parent;	/* known with the event */
 };
 
@@ -231,6 +231,13 @@ void bts_thread_emit(struct bts_session *s, struct bts_thread *t,
 void bts_thread_drain(struct bts_session *s, struct bts_thread *t);
 void bts_thread_flush(struct bts_session *s, struct bts_thread *t);
 void bts_maps_write_all(struct bts_session *s);
+/*
+ * How many of @len bytes at @addr lie in the current process's executable
+ * maps: code is never decoded (nor an int3 planted) past their end.
+ */
+size_t bts_code_span(struct bts_session *s, uint64_t addr, size_t len);
+/* Maps of the current process not yet written that hold @to: written now. */
+void bts_maps_check(struct bts_session *s, uint64_t to);
 
 /*
  * kmod_regs.c: @t's registers (PTRACE_GETREGS) as the program has them:
@@ -319,14 +326,19 @@ void bts_procs_restore(struct bts_session *s);
 /* Whether @t must single-step: its memory holds none of our int3s. */
 static inline bool bts_thread_nobp(const struct bts_thread *t)
 {
-	/* 32-bit code: no branch stops, the exact reference stepper. */
-	return t->proc && (t->proc->nobp || t->proc->abi32);
+	return t->proc && t->proc->nobp;
 }
 /* Whether thread @tid single-steps in memory without our int3s. */
 bool bts_tid_nobp(struct bts_session *s, pid_t tid);
 bool bts_fork_clone_event(struct bts_session *s, struct bts_thread *t,
 			  pid_t child);
 bool bts_fork_exec(struct bts_session *s, struct bts_thread *t);
+/*
+ * An exec in @t's process, for every source: its new program, the EXEC
+ * chunk, its bitness (bts_proc_is_64bit() of it, returned), and the entry
+ * pc in *@entry.  The new maps are the caller's to write.
+ */
+int bts_proc_exec(struct bts_session *s, struct bts_thread *t, uint64_t *entry);
 void bts_procs_reaped(struct bts_session *s, struct bts_thread *t, int status);
 void bts_procs_kill(struct bts_session *s);
 void bts_procs_free(struct bts_session *s);

@@ -25,10 +25,13 @@
 #include <stdlib.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "control_events.h"
+#include "control_kmod.h"
 #include "session.h"
 
 struct bts_control {
@@ -38,7 +41,14 @@ struct bts_control {
 	sigset_t oldmask;
 	uint64_t *bps;		/* the debugger's breakpoints */
 	size_t nbps, capbps;
-	struct bts_stop ev;	/* the event to report; kind 0: none yet */
+	/*
+	 * A stop with no thread event of its own (an interrupt, nothing
+	 * left running); kind 0: none.  Thread events are in @q.
+	 */
+	struct bts_stop ev;
+	bool fresh;		/* a thread had an event while running */
+	bool resuming;		/* resumes queued since the last wait */
+	struct ctl_queues q;	/* pending events, queued resumes */
 };
 
 /* ------------------------------------------------------- session hooks */
@@ -139,6 +149,11 @@ bool bts_control_spawned(const struct bts_control *c)
 	return c->s->spawned;
 }
 
+struct bts_session *bts_control_session(struct bts_control *c)
+{
+	return c->s;
+}
+
 /* -------------------------------------------------------------- events */
 
 static void set_event(struct bts_control *c, int kind, pid_t tid, int sig)
@@ -152,10 +167,24 @@ static void set_event(struct bts_control *c, int kind, pid_t tid, int sig)
 }
 
 /*
+ * A thread's own event.  Every one is kept until it is reported: when
+ * several threads have one by the time all are stopped, the others are
+ * reported at later resumes (control_events.h).
+ */
+static void thread_event(struct bts_control *c, int kind, pid_t tid, int sig,
+			 uint64_t pc)
+{
+	c->fresh = true;
+	if (ctl_event_add(&c->q, tid, kind, sig, pc))
+		set_event(c, kind, tid, sig);	/* no memory: report it at least */
+}
+
+/*
  * A trap at one of the debugger's breakpoints: the thread stands on it
  * (pc set back over the int3), every direct jump of its block before it
- * recorded, and held.  When another event came first the hit is simply
- * undone: the int3 is met again once the thread runs on.
+ * recorded, and held.  When another event is reported first the hit stays
+ * pending; should the debugger remove the breakpoint meanwhile, the hit is
+ * dropped and the thread, already on the right pc, runs on from there.
  */
 static bool at_user_bp(struct bts_control *c, struct bts_thread *t)
 {
@@ -172,7 +201,7 @@ static bool at_user_bp(struct bts_control *c, struct bts_thread *t)
 	t->held = true;
 	t->held_sig = 0;
 	t->running = false;
-	set_event(c, BTS_STOP_BREAKPOINT, t->tid, SIGTRAP);
+	thread_event(c, BTS_STOP_BREAKPOINT, t->tid, SIGTRAP, regs.rip);
 	return true;
 }
 
@@ -207,6 +236,24 @@ static bool step_not_run(struct bts_control *c, struct bts_thread *t)
 }
 
 /*
+ * An exec: the session takes the new image on (its source starts again at
+ * the entry), the thread is held there and the debugger hears of it.  The
+ * debugger's breakpoints went with the old image; it sets them again.
+ */
+static void on_exec(struct bts_control *c, pid_t tid, int status)
+{
+	bool hold = c->hold_all;
+
+	c->nbps = 0;
+	c->hold_all = true;	/* whoever the session resumes stays */
+	bts_session_report(c->s, tid, status);
+	c->hold_all = hold;
+	ctl_event_drop(&c->q, c->s->pid);
+	if (thread(c, c->s->pid))
+		thread_event(c, BTS_STOP_EXEC, c->s->pid, SIGTRAP, 0);
+}
+
+/*
  * One waitpid() report: what it means to the debugger is decided first,
  * then the session handles it as always (and holds the thread).
  */
@@ -215,6 +262,13 @@ static void on_report(struct bts_control *c, pid_t tid, int status)
 	struct bts_thread *t = bts_thread_find(c->s, tid);
 	siginfo_t si;
 	int sig;
+
+	/* A vfork child's exec (a shadow) is no concern of the debugger's. */
+	if (WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_EXEC &&
+	    !(t && t->shadow)) {
+		on_exec(c, tid, status);
+		return;
+	}
 
 	if (t && c->hold_all && in_group_stop(status)) {
 		/*
@@ -228,25 +282,37 @@ static void on_report(struct bts_control *c, pid_t tid, int status)
 	}
 	if (!t || !is_live(t) || !t->started || !WIFSTOPPED(status) ||
 	    status >> 16 || WSTOPSIG(status) == BTS_SYSCALL_STOP ||
-	    c->s->kmod || ptrace(PTRACE_GETSIGINFO, tid, 0, &si)) {
+	    ptrace(PTRACE_GETSIGINFO, tid, 0, &si)) {
 		bts_session_report(c->s, tid, status);
 		return;
 	}
 	sig = WSTOPSIG(status);
 	if (sig == SIGTRAP && si.si_code == SI_KERNEL && at_user_bp(c, t))
 		return;
+	/* kmod-step: the module records; a step's trap is the debugger's only. */
+	if (c->s->kmod && bts_step_report(&si)) {
+		if (bts_kmod_ctl_stepped(c->s, t))
+			thread_event(c, BTS_STOP_STEP, tid, SIGTRAP, 0);
+		return;
+	}
 	if (bts_step_report(&si)) {
 		if (t->ctl_step && !step_not_run(c, t)) {
 			t->ctl_step = false;
 			t->held = true;
-			set_event(c, BTS_STOP_STEP, tid, SIGTRAP);
+			thread_event(c, BTS_STOP_STEP, tid, SIGTRAP, 0);
 		}
+	} else if (si.si_code == SI_TKILL && si.si_pid == getpid() &&
+		   ctl_inject_take(&c->q, tid, sig)) {
+		/*
+		 * The debugger's own signal (inject()): delivered as it asked,
+		 * its handler's entry recorded as for the program's signals.
+		 */
 	} else if (!(sig == SIGTRAP && si.si_code == SI_KERNEL &&
 		     is_site_trap(c, t))) {
 		/* A signal of the program's: the debugger sees it first. */
 		t->ctl_step = false;
 		t->held = true;
-		set_event(c, BTS_STOP_SIGNAL, tid, sig);
+		thread_event(c, BTS_STOP_SIGNAL, tid, sig, 0);
 	}
 	bts_session_report(c->s, tid, status);
 }
@@ -359,6 +425,37 @@ static pid_t some_thread(struct bts_control *c)
 	return c->s->pid;
 }
 
+/*
+ * The event to report, every thread being stopped: a due thread event
+ * (control_events.h picks which), else the stop's own.  Any stop answers
+ * an interrupt.
+ */
+static bool take_event(struct bts_control *c, struct bts_stop *st)
+{
+	struct ctl_event e;
+
+	while (ctl_event_take(&c->q, &e)) {
+		if (!thread(c, e.tid))
+			continue;	/* gone meanwhile */
+		memset(st, 0, sizeof(*st));
+		st->kind = e.kind;
+		st->tid = e.tid;
+		st->signo = e.sig;
+		memset(&c->ev, 0, sizeof(c->ev));
+		return true;
+	}
+	if (!c->ev.kind)
+		return false;
+	if (!thread(c, c->ev.tid))
+		c->ev.tid = some_thread(c);
+	*st = c->ev;
+	memset(&c->ev, 0, sizeof(c->ev));
+	return true;
+}
+
+static void run_queued(struct bts_control *c);
+static void keep_signals(struct bts_control *c);
+
 int bts_control_wait(struct bts_control *c, int wake_fd, struct bts_stop *st)
 {
 	struct signalfd_siginfo ssi;
@@ -366,22 +463,31 @@ int bts_control_wait(struct bts_control *c, int wake_fd, struct bts_stop *st)
 	int status, n;
 	pid_t tid;
 
+	if (c->resuming) {
+		c->resuming = false;
+		c->fresh = false;
+		/* A resumed thread's pending event: reported, nothing runs. */
+		if (nlive(c) && take_event(c, st)) {
+			keep_signals(c);
+			return 0;
+		}
+		run_queued(c);
+	}
 	for (;;) {
 		if (!nlive(c)) {
 			exited(c, st);
 			return 0;
 		}
-		if (c->ev.kind) {
+		if (c->fresh || c->ev.kind) {
 			stop_all(c);
+			c->fresh = false;
 			if (!nlive(c)) {
 				exited(c, st);
 				return 0;
 			}
-			if (!thread(c, c->ev.tid))
-				c->ev.tid = some_thread(c);
-			*st = c->ev;
-			memset(&c->ev, 0, sizeof(c->ev));
-			return 0;
+			if (take_event(c, st))
+				return 0;
+			continue;	/* its thread is gone: the others are held */
 		}
 		tid = next_report(c, &status, WNOHANG);
 		if (tid > 0) {
@@ -463,37 +569,133 @@ static int prepare_step(struct bts_control *c, struct bts_thread *t)
 	return 0;
 }
 
+/*
+ * A pending breakpoint hit that no longer holds: the debugger removed the
+ * breakpoint or moved the thread.  gdbserver drops those too.
+ */
+static bool stale(struct bts_control *c, struct bts_thread *t,
+		  const struct ctl_event *e)
+{
+	struct user_regs_struct regs;
+
+	if (e->kind != BTS_STOP_BREAKPOINT)
+		return false;
+	return !user_bp(c, e->pc) || bts_thread_getregs(c->s, t, &regs) ||
+	       regs.rip != e->pc;
+}
+
+/*
+ * Queued, not done: when a thread resumed has a pending event, the next
+ * wait reports it and no thread runs (gdbserver's rule), so nothing may
+ * have run by then.
+ */
 int bts_control_resume(struct bts_control *c, pid_t tid, int action, int sig)
 {
 	struct bts_thread *t = thread(c, tid);
-	struct user_regs_struct regs;
-	int err;
+	struct ctl_event *e;
 
 	if (!t)
 		return bts_fail(BTS_E_SRCH, "no thread %d", (int)tid);
-	if (!t->held)
-		return 0;	/* resumed already */
 	if (sig < 0 || sig >= 65)
 		return bts_fail(BTS_E_INVAL, "signal %d", sig);
+	if (action != BTS_RESUME_STEP && action != BTS_RESUME_CONT)
+		return bts_fail(BTS_E_INVAL, "resume action %d", action);
+	if (!c->resuming) {
+		c->resuming = true;
+		c->q.nrs = 0;
+		ctl_event_undue(&c->q);
+	}
+	if (!t->held)
+		return 0;	/* resumed already */
+	e = ctl_event_find(&c->q, tid);
+	if (e && stale(c, t, e)) {
+		ctl_event_drop(&c->q, tid);
+		e = NULL;
+	}
+	if (e) {
+		e->due = true;
+		return 0;
+	}
+	if (ctl_resume_add(&c->q, tid, action, sig))
+		return bts_fail(BTS_E_NOMEM, "resume of thread %d", (int)tid);
+	return 0;
+}
+
+/*
+ * A signal the debugger gives @t other than the one it stopped with.  A
+ * resume passes a signal only from a signal-delivery-stop, and the source
+ * would not see it go in: so it is sent (tgkill), and its delivery stop
+ * comes back as a signal of the program's, whose handler entry the source
+ * records (from the interrupted pc).  The signal @t stopped with is
+ * dropped, as the resume would have dropped it.
+ */
+static void inject(struct bts_control *c, struct bts_thread *t, int sig)
+{
+	struct user_regs_struct regs;
+
+	if (t->held_sig && !bts_thread_getregs(c->s, t, &regs))
+		reenter(c, t, &regs, false);
+	t->held_sig = 0;
+	if (!syscall(SYS_tgkill, c->s->pid, t->tid, sig) &&
+	    ctl_inject_add(&c->q, t->tid, sig))
+		bts_fail(BTS_E_NOMEM, "signal for thread %d", (int)t->tid);
+}
+
+/*
+ * Resumes not carried out (a pending event is reported instead): their
+ * signals are delivered all the same, as the debugger believes they were.
+ */
+static void keep_signals(struct bts_control *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->q.nrs; i++) {
+		struct bts_thread *t = thread(c, c->q.rs[i].tid);
+
+		if (t && t->held && c->q.rs[i].sig)
+			inject(c, t, c->q.rs[i].sig);
+	}
+	c->q.nrs = 0;
+}
+
+static void run_resume(struct bts_control *c, const struct ctl_resume *r)
+{
+	struct bts_thread *t = thread(c, r->tid);
+	struct user_regs_struct regs;
+	int sig;
+
+	if (!t || !t->held)
+		return;
 	if (t->lift_held) {
 		/* Its report, handed on once the int3 is back, resumes it. */
 		t->held = false;
-		return 0;
+		return;
 	}
-	if (t->held_sig && !sig && !bts_thread_getregs(c->s, t, &regs))
+	if (c->s->kmod) {	/* the module records (control_kmod.c) */
+		bts_kmod_ctl_resume(c->s, t, r->action, r->sig);
+		return;
+	}
+	if (t->held_sig && !r->sig && !bts_thread_getregs(c->s, t, &regs))
 		reenter(c, t, &regs, false);	/* the debugger drops the signal */
-	if (action == BTS_RESUME_STEP) {
-		err = prepare_step(c, t);
-		if (err)
-			return bts_fail(BTS_E_SRCH, "thread %d: %s", (int)tid,
-					strerror(-err));
-	} else if (action != BTS_RESUME_CONT) {
-		return bts_fail(BTS_E_INVAL, "resume action %d", action);
+	sig = r->sig;
+	if (sig && sig != t->held_sig) {
+		inject(c, t, sig);
+		sig = 0;
 	}
+	if (r->action == BTS_RESUME_STEP && prepare_step(c, t))
+		return;		/* gone meanwhile: it stays as it is */
 	t->held = false;
 	t->held_sig = 0;
 	bts_resume(c->s, t, sig);
-	return 0;
+}
+
+static void run_queued(struct bts_control *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->q.nrs; i++)
+		run_resume(c, &c->q.rs[i]);
+	c->q.nrs = 0;
 }
 
 /* ------------------------------------------------------ registers, memory */
@@ -529,6 +731,8 @@ int bts_control_setregs(struct bts_control *c, pid_t tid,
 	if (!t || !t->held)
 		return bts_fail(BTS_E_SRCH, "no stopped thread %d", (int)tid);
 	memcpy(&regs, r, sizeof(regs));
+	if (c->s->kmod)		/* the module's flag and pc (control_kmod.c) */
+		return bts_kmod_ctl_setregs(c->s, t, &regs);
 	if (bts_thread_getregs(c->s, t, &old))
 		return bts_fail(BTS_E_SRCH, "registers of %d", (int)tid);
 	bts_fast_sync(c->s, t);
@@ -701,6 +905,8 @@ int bts_control_trace(struct bts_control *c, pid_t tid, uint64_t *oldest,
 
 	if (!t)
 		return bts_fail(BTS_E_SRCH, "no thread %d", (int)tid);
+	if (c->s->kmod)		/* the module's buffer (control_kmod.c) */
+		return bts_kmod_ctl_trace(c->s, t, oldest, written);
 	w = bts_ring_written(&t->ring);
 	*written = w;
 	*oldest = w > t->ring.cap ? w - t->ring.cap : 0;
@@ -715,6 +921,8 @@ int bts_control_record(struct bts_control *c, pid_t tid, uint64_t n,
 
 	if (!t)
 		return bts_fail(BTS_E_SRCH, "no thread %d", (int)tid);
+	if (c->s->kmod)
+		return bts_kmod_ctl_record(c->s, t, n, rec);
 	w = bts_ring_written(&t->ring);
 	if (n >= w || w - n > t->ring.cap)
 		return bts_fail(BTS_E_INVAL, "record %llu is not held",
@@ -732,9 +940,11 @@ int bts_control_new(struct bts_session *s, struct bts_control **out)
 
 	if (!s || !out)
 		return bts_fail(BTS_E_INVAL, "control: no session");
-	if (s->kmod)
+	if (s->source != PTBTS_SOURCE_PTRACE_STEP &&
+	    s->source != PTBTS_SOURCE_KMOD_STEP)
 		return bts_fail(BTS_E_NOSOURCE, "a debugger can drive the ptrace-step "
-				"source only, not %s", bts_source_name(s->source));
+				"and kmod-step sources only, not %s",
+				bts_source_name(s->source));
 	if (s->ctl)
 		return bts_fail(BTS_E_INVAL, "the session has a debugger already");
 	c = calloc(1, sizeof(*c));
@@ -755,6 +965,8 @@ int bts_control_new(struct bts_session *s, struct bts_control **out)
 	}
 	c->s = s;
 	s->ctl = c;
+	if (s->kmod)		/* threads record once enabled (control_kmod.c) */
+		bts_kmod_ctl_init(s);
 	/* Whatever runs (an attach's threads on their way to a stop) stops. */
 	stop_all(c);
 	*out = c;
@@ -772,6 +984,8 @@ int bts_control_kill(struct bts_control *c)
 		s->threads[i]->held = false;
 	c->hold_all = false;
 	memset(&c->ev, 0, sizeof(c->ev));
+	ctl_queues_clear(&c->q);
+	c->resuming = c->fresh = false;
 	kill(s->pid, SIGKILL);
 	bts_fork_kill_shadows(s);
 	while (s->nthreads) {
@@ -809,6 +1023,8 @@ static void release(struct bts_control *c)
 		t->ctl_step = false;
 	}
 	c->nbps = 0;
+	ctl_queues_clear(&c->q);
+	c->resuming = c->fresh = false;
 	s->ctl = NULL;
 }
 
@@ -825,6 +1041,7 @@ void bts_control_free(struct bts_control *c)
 	release(c);
 	close(c->sigfd);
 	sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+	ctl_queues_free(&c->q);
 	free(c->bps);
 	free(c);
 }

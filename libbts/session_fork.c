@@ -10,26 +10,38 @@
  * the process whose event is handled is loaded in s->bps (and its bp_off
  * in s->bp_off), the others wait in their process.  A fork child gets a
  * copy of its parent's memory with our int3s in it: the original bytes are
- * written back before it runs, and it starts a table of its own.  A vfork
- * child shares its parent's memory (and table) until it execs.  The
- * instruction and block caches hold one address space's code: they are
- * emptied when the session turns to a process with other code.
+ * written back before it runs, and it starts a table of its own.  A child
+ * that shares its parent's memory (vfork, or clone with CLONE_VM but no
+ * CLONE_THREAD, told by kcmp) shares its table too, until it execs: the
+ * int3s are one set per memory.  The table belongs to one process of the
+ * memory (p->mem); when that one execs or ends while others still run in
+ * the memory, the table passes to one of them, so that the int3s go only
+ * with the memory's last process.  The instruction and block caches hold
+ * one address space's code: they are emptied when the session turns to a
+ * process with other code.
  *
  * Without following, children stop once (auto-attached) and are let go
- * without our int3s: a fork child with its copy cleaned, a vfork child run
- * through as a "shadow" thread, its records dropped, until it execs or
- * exits.
+ * without our int3s: a fork child with its copy cleaned, a vfork or
+ * CLONE_VM child run through as a "shadow" thread, its records dropped,
+ * until it execs or exits (or its parent execs: the int3s then come out of
+ * the memory it keeps).
  *
  * The child's first stop and its parent's event come in either order: a
- * stop of an unknown task of another thread group waits here for the event.
+ * stop of an unknown task of another thread group waits here for the event
+ * (a child in its parent's memory is waited for at the parent's event).
  */
 #include <errno.h>
 #include <limits.h>
+#include <linux/kcmp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "abi32.h"
 #include "session.h"
@@ -86,6 +98,7 @@ static struct bts_proc *proc_new(struct bts_session *s, pid_t pid, pid_t ppid)
 	p->mem = p;
 	p->abi32 = bts_proc_is_64bit(pid) == 0;
 	bts_bp_init(&p->bps);
+	p->bp_off = s->kmod != NULL;	/* the module plants no int3 */
 	s->procs[s->nprocs++] = p;
 	return p;
 }
@@ -178,11 +191,48 @@ void bts_procs_restore(struct bts_session *s)
 	}
 }
 
+/*
+ * @p leaves its memory (it execs or ends): when other processes still run
+ * in it, the memory's int3 table passes to one of them, with the int3s
+ * (reached through the heir's /proc/PID/mem from now on).  @p is left
+ * with an empty table of its own.
+ */
+static void hand_over(struct bts_session *s, struct bts_proc *p)
+{
+	struct bts_proc *heir = NULL;
+	struct bts_bptab *tab;
+	bool *off;
+	size_t i;
+
+	if (p->mem != p)
+		return;
+	for (i = 0; i < s->nprocs && !heir; i++)
+		if (s->procs[i] != p && s->procs[i]->mem == p &&
+		    s->procs[i]->nthreads)
+			heir = s->procs[i];
+	if (!heir)
+		return;
+	for (i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->mem == p && s->procs[i] != p)
+			s->procs[i]->mem = heir;
+	tab = p == s->bps_owner ? &s->bps : &p->bps;
+	off = p == s->bps_owner ? &s->bp_off : &p->bp_off;
+	bts_bp_free(&heir->bps);	/* unused: it ran in @p's memory */
+	heir->bps = *tab;
+	heir->bp_off = *off;
+	heir->mem = heir;
+	bts_bp_set_pid(&heir->bps, heir->pub.pid);
+	bts_bp_init(tab);
+	bts_bp_set_pid(tab, p->pub.pid);
+	*off = false;
+}
+
 void bts_procs_reaped(struct bts_session *s, struct bts_thread *t, int status)
 {
 	struct bts_proc *p = t->proc;
 
-	(void)s;
+	if (p && p->nthreads == 1)
+		hand_over(s, p);	/* its last thread: the process is gone */
 	if (p && t->tid == p->pub.pid) {
 		p->pub.exited = true;
 		p->pub.status = status;
@@ -258,7 +308,10 @@ static struct bts_fork *add(struct bts_session *s, pid_t pid)
 	return f;
 }
 
-/* Not followed: the child is let go without our int3s. */
+/*
+ * Not followed: the child is let go without our int3s.  One that shares
+ * the memory (@vfork) runs through them as a shadow until it execs.
+ */
 static void let_go(struct bts_session *s, pid_t pid, bool vfork, bool owner)
 {
 	struct bts_thread *t;
@@ -293,7 +346,7 @@ static void follow(struct bts_session *s, struct bts_proc *parent, pid_t pid,
 		ptrace(PTRACE_DETACH, pid, 0, 0);
 		return;
 	}
-	/* A vfork child runs in its parent's memory, on its int3s. */
+	/* A vfork or CLONE_VM child runs in its parent's memory, on its int3s. */
 	if (vfork)
 		p->mem = parent->mem;
 	p->nobp = parent->nobp;
@@ -308,7 +361,13 @@ static void follow(struct bts_session *s, struct bts_proc *parent, pid_t pid,
 		ptrace(PTRACE_DETACH, pid, 0, 0);
 		return;
 	}
-	bts_step_start(s, t);
+	/* Each source takes the child as a new thread of its own. */
+	if (s->kmod)
+		bts_kmod_start(s, t);	/* the module attaches it */
+	else if (s->source == PTBTS_SOURCE_PERF_BTS)
+		bts_perf_start(s, t);	/* a perf event of its own */
+	else
+		bts_step_start(s, t);
 	bts_resume(s, t, 0);
 }
 
@@ -322,11 +381,65 @@ static void release(struct bts_session *s, struct bts_fork *f)
 		let_go(s, f->pid, f->vfork, !parent || parent->mem == s->bps_owner);
 }
 
+/*
+ * Whether @child runs in @parent's memory: a clone with CLONE_VM but not
+ * CLONE_THREAD or CLONE_VFORK (posix_spawn-like code) is reported as a fork
+ * or a clone.  kcmp says it; without kcmp, the flags of the parent's clone.
+ */
+static bool same_memory(pid_t parent, pid_t child)
+{
+	struct user_regs_struct r;
+	uint64_t flags = 0;
+	long k = syscall(SYS_kcmp, parent, child, KCMP_VM, 0, 0);
+
+	if (k >= 0)
+		return k == 0;
+	if (ptrace(PTRACE_GETREGS, parent, 0, &r))
+		return false;
+	if (r.orig_rax == SYS_clone)
+		flags = r.rdi;
+	else if (r.orig_rax == SYS_clone3) {
+		/* struct clone_args starts with its u64 flags. */
+		struct iovec local = { &flags, sizeof(flags) };
+		struct iovec remote = { (void *)(uintptr_t)r.rdi, sizeof(flags) };
+
+		if (process_vm_readv(parent, &local, 1, &remote, 1, 0) !=
+		    (ssize_t)sizeof(flags))
+			flags = 0;
+	}
+	return flags & CLONE_VM;
+}
+
+/*
+ * A child in its parent's memory must not wait for its first stop while
+ * the parent runs on (the parent could exec or end, and the memory's
+ * table with it): it is taken now.  A new child's first report is that
+ * stop; false when it is gone instead.
+ */
+static bool wait_first_stop(pid_t pid)
+{
+	int status;
+	pid_t r;
+
+	do
+		r = waitpid(pid, &status, __WALL);
+	while (r < 0 && errno == EINTR);
+	return r == pid && WIFSTOPPED(status);
+}
+
 static void child_event(struct bts_session *s, struct bts_thread *t, pid_t pid,
 			bool vfork)
 {
 	struct bts_fork *f = find(s, pid), done;
 
+	if (!vfork)
+		vfork = same_memory(t->tid, pid);
+	if (!f && vfork && wait_first_stop(pid)) {
+		done = (struct bts_fork){ .pid = pid, .known = true,
+					  .vfork = true, .parent = t->proc };
+		release(s, &done);
+		return;
+	}
 	if (f && f->stopped) {
 		f->vfork = vfork;
 		f->parent = t->proc;
@@ -424,23 +537,38 @@ void bts_fork_kill_shadows(struct bts_session *s)
 /* ------------------------------------------------------------------ exec */
 
 /*
- * An exec in any process: the EXEC chunk, before the new image's maps.
- * The main process's exec is then carried out by the source
- * (bts_step_exec); a child's is done here, without touching the main
- * process's int3s.  Returns whether it was done here.
+ * Children not followed that run through our int3s in @p's memory
+ * (shadows: vfork or CLONE_VM) keep that memory when @p execs: the int3s
+ * come out of it and they run on untraced.  One that already hit an int3
+ * has its report on the way: bts_step_signal() rewinds it.
  */
-bool bts_fork_exec(struct bts_session *s, struct bts_thread *t)
+static void release_shadows(struct bts_session *s, struct bts_proc *p)
+{
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct bts_thread *u = s->threads[i];
+
+		if (!u->shadow || u->proc != p)
+			continue;
+		bts_bp_clean_copy(table_of(s, p->mem), u->tid);
+		u->stepping = false;
+		u->fast = false;
+		u->has_pending = false;
+	}
+}
+
+int bts_proc_exec(struct bts_session *s, struct bts_thread *t, uint64_t *entry)
 {
 	struct bts_proc *p = t->proc;
 	struct user_regs_struct regs;
 	int is64;
 
-	if (!p)
-		return false;
-	set_exe(p, read_exe(p->pub.pid));
-	p->image = ++s->images;
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs))
 		memset(&regs, 0, sizeof(regs));
+	*entry = regs.rip;
+	if (!p)
+		return bts_proc_is_64bit(s->pid);
+	set_exe(p, read_exe(p->pub.pid));
+	p->image = ++s->images;
 	if (s->w)
 		bts_note_err(s, bts_writer_exec(s->w, p->pub.pid, t->tid, p->exe,
 						regs.rip));
@@ -449,11 +577,32 @@ bool bts_fork_exec(struct bts_session *s, struct bts_thread *t)
 	if (s->w && (is64 == 0) != p->abi32)
 		bts_note_err(s, bts_writer_abi(s->w, p->pub.pid, is64 ? 64 : 32));
 	p->abi32 = is64 == 0;
+	/* Others still run in the old memory: its int3s stay theirs. */
+	release_shadows(s, p);
+	hand_over(s, p);
+	return is64;
+}
+
+/*
+ * An exec in any process: the EXEC chunk, before the new image's maps.
+ * The main process's exec is then carried out by the source
+ * (bts_step_exec); a child's is done here, without touching the main
+ * process's int3s.  Returns whether it was done here.
+ */
+bool bts_fork_exec(struct bts_session *s, struct bts_thread *t)
+{
+	struct bts_proc *p = t->proc;
+	uint64_t entry;
+	int is64;
+
+	if (!p)
+		return false;
+	is64 = bts_proc_exec(s, t, &entry);
 	if (p->pub.pid == s->pid)
 		return false;
 	/* Its memory is new: none of our int3s, none of the cached code. */
 	if (p->mem != p) {
-		/* A vfork child leaves its parent's memory (and table). */
+		/* A vfork (CLONE_VM) child leaves its parent's memory (and table). */
 		p->mem = p;
 		load_table(s, p);
 	} else {
@@ -464,7 +613,7 @@ bool bts_fork_exec(struct bts_session *s, struct bts_thread *t)
 	p->nobp = false;
 	bts_insn_cache_flush(s->icache);
 	bts_block_cache_flush(s->bcache);
-	bts_thread_emit(s, t, 0, regs.rip, PTBTS_KIND_EXEC);
+	bts_thread_emit(s, t, 0, entry, PTBTS_KIND_EXEC);
 	if (t->ring.mode == PTBTS_MODE_BLOCK)
 		bts_thread_drain(s, t);	/* the old image's records first */
 	bts_maps_write_all(s);

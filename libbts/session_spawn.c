@@ -233,7 +233,7 @@ int bts_session_spawn(char *const argv[], const struct bts_session_opts *opts,
 	s->pid = pid;
 	s->spawned = true;
 	err = bts_proc_is_64bit(pid);
-	/* 32-bit programs: ptrace-step or kmod-step single-step them. */
+	/* 32-bit programs: ptrace-step and kmod-step record them, not perf-bts. */
 	if (err == 0 && s->source == PTBTS_SOURCE_PERF_BTS)
 		err = bts_fail(BTS_E_NOEXEC, "%s: 32-bit programs are traced by "
 			       "ptrace-step or kmod-step only", argv[0]);

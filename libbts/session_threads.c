@@ -198,7 +198,7 @@ void bts_maps_write_all(struct bts_session *s)
 }
 
 /* Code the known maps do not cover was mapped since: write its maps. */
-static void check_maps(struct bts_session *s, uint64_t to)
+void bts_maps_check(struct bts_session *s, uint64_t to)
 {
 	int err;
 
@@ -210,6 +210,51 @@ static void check_maps(struct bts_session *s, uint64_t to)
 		bts_note_err(s, err);
 }
 
+/* The known executable map holding @addr, or NULL. */
+static const struct bts_map *exec_map(const struct bts_mapset *set,
+				      uint64_t addr, size_t *idx)
+{
+	size_t lo = 0, hi = set->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < set->maps[mid].start)
+			hi = mid;
+		else if (addr >= set->maps[mid].end)
+			lo = mid + 1;
+		else
+			return &set->maps[*idx = mid];
+	}
+	return NULL;
+}
+
+/*
+ * Straight-line code ends where executable memory does: a block decoded on
+ * past it (after a hlt, or the last call of a text section) would take the
+ * data behind it for code, and an int3 planted there would change the
+ * program's data (a fork child's execve argument vector, once).  Adjacent
+ * executable maps run on into each other.
+ */
+size_t bts_code_span(struct bts_session *s, uint64_t addr, size_t len)
+{
+	const struct bts_map *m;
+	uint64_t end;
+	size_t i = 0;
+
+	m = exec_map(&s->maps, addr, &i);
+	if (!m) {
+		bts_maps_check(s, addr);	/* mapped since: read the maps again */
+		m = exec_map(&s->maps, addr, &i);
+	}
+	if (!m)
+		return 0;
+	end = m->end;
+	while (++i < s->maps.n && s->maps.maps[i].start == end)
+		end = s->maps.maps[i].end;
+	return end - addr < len ? (size_t)(end - addr) : len;
+}
+
 void bts_thread_emit(struct bts_session *s, struct bts_thread *t,
 		     uint64_t from, uint64_t to, int kind)
 {
@@ -218,7 +263,7 @@ void bts_thread_emit(struct bts_session *s, struct bts_thread *t,
 	if (t->shadow || !bts_limits_record(s))
 		return;
 	if (from)
-		check_maps(s, to);
+		bts_maps_check(s, to);
 	if (bts_ring_put(&t->ring, &rec) == -BTS_E_AGAIN) {
 		bts_thread_drain(s, t);
 		bts_ring_put(&t->ring, &rec);

@@ -24,13 +24,23 @@
  * was going, or a block whose bytes changed since it was decoded
  * (self-modifying code, code mapped anew), gives a gap marker and the
  * thread goes on from where it is: never a wrong record.
+ *
+ * i386 programs (issue 9) run the same way: their blocks are decoded as
+ * 32-bit code (each block knows its mode, so that a 64-bit process of the
+ * same session never uses a 32-bit block), their branches are carried out
+ * on 4-byte words, and int $0x80 (and sysenter, which comes back past the
+ * int $0x80 after it in the vDSO) is the syscall: i386 numbers at the
+ * syscall stops.  They do not take part in --skip (skip.c reads 64-bit
+ * stacks): their blocks always run on into every object.
  */
 #include <errno.h>
 #include <linux/audit.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 
+#include "abi32.h"
 #include "session.h"
 
 /*
@@ -64,7 +74,27 @@ static ssize_t read_orig(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	struct reader *r = arg;
 
-	return bts_read_code(r->s, r->tid, addr, buf, len);
+	/* Only executable bytes: a block never runs on into data. */
+	return bts_read_code(r->s, r->tid, addr, buf,
+			     bts_code_span(r->s, addr, len));
+}
+
+/* i386 syscall numbers (arch/x86/entry/syscalls/syscall_32.tbl). */
+#define NR32_OLD_MMAP	90
+#define NR32_MUNMAP	91
+#define NR32_MREMAP	163
+#define NR32_MMAP2	192
+#define NR32_MADVISE	219
+
+/*
+ * Whether @t runs i386 code; a thread not yet in the table (@t->proc
+ * NULL) is of the current process.
+ */
+static bool is32(const struct bts_session *s, const struct bts_thread *t)
+{
+	const struct bts_proc *p = t->proc ? t->proc : s->cur;
+
+	return p && p->abi32;
 }
 
 /* A block never runs on into a skipped object: the thread stops first. */
@@ -81,12 +111,14 @@ static void block_at(struct bts_session *s, struct bts_thread *t, uint64_t pc,
 {
 	const struct bts_block *b = bts_block_cache_get(s->bcache, pc);
 	struct reader r = { s, t->tid };
+	bool m32 = is32(s, t);
 
-	if (b) {
+	if (b && b->br.mode32 == m32) {
 		*out = *b;
 		return;
 	}
-	bts_block_decode(read_orig, &r, pc, s->skip ? follow : NULL, out);
+	bts_block_decode_mode(m32, read_orig, &r, pc,
+			      s->skip && !m32 ? follow : NULL, out);
 	bts_block_cache_put(s->bcache, out);
 }
 
@@ -243,7 +275,8 @@ void bts_fast_enter(struct bts_session *s, struct bts_thread *t,
 	for (;;) {
 		if (s->bps.pid != s->pid)
 			bts_bp_set_pid(&s->bps, s->pid);
-		if (s->skip && !bts_thread_nobp(t) && bts_skip_addr(s, regs->rip)) {
+		if (s->skip && !bts_thread_nobp(t) && !is32(s, t) &&
+		    bts_skip_addr(s, regs->rip)) {
 			bts_skip_enter(s, t, regs);
 			break;
 		}
@@ -308,7 +341,7 @@ static bool hop_site(struct bts_session *s, struct bts_thread *t,
 			continue;
 		n = bts_read_code(s, t->tid, site, code, sizeof(code));
 		if (n <= 0 || !intact(s, t) ||
-		    bts_branch_decode(code, (size_t)n, site, br) ||
+		    bts_branch_decode_mode(is32(s, t), code, (size_t)n, site, br) ||
 		    br->target != t->blk.hops[i].to)
 			return false;
 		flush_hops(s, t, i);
@@ -400,13 +433,52 @@ static bool overlaps_code(struct bts_session *s, uint64_t lo, uint64_t hi)
 	return false;
 }
 
-/* Syscalls that may replace code: our int3s in the range go first. */
-static void before_unmap(struct bts_session *s,
-			 const struct syscall_info *in)
+/*
+ * i386's old mmap takes its six arguments from memory: into @in, as
+ * mmap's.  False when they cannot be read (the kernel fails it too).
+ */
+static bool old_mmap_args(pid_t tid, struct syscall_info *in)
 {
+	uint32_t a[6];
+	struct iovec local = { a, sizeof(a) };
+	struct iovec remote = { (void *)(uintptr_t)in->entry.args[0], sizeof(a) };
+
+	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(a))
+		return false;
+	for (int i = 0; i < 6; i++)
+		in->entry.args[i] = a[i];
+	return true;
+}
+
+/*
+ * The syscall as its 64-bit number: munmap, mremap, mmap (mmap2 and the
+ * old mmap of i386, with their arguments where mmap's are), madvise; -1
+ * for the others.
+ */
+static long unmap_nr(pid_t tid, struct syscall_info *in)
+{
+	if (in->arch == AUDIT_ARCH_X86_64)
+		return (long)in->entry.nr;
+	if (in->arch != AUDIT_ARCH_I386)
+		return -1;
+	switch (in->entry.nr) {
+	case NR32_MUNMAP: return SYS_munmap;
+	case NR32_MREMAP: return SYS_mremap;
+	case NR32_MMAP2: return SYS_mmap;
+	case NR32_OLD_MMAP: return old_mmap_args(tid, in) ? SYS_mmap : -1;
+	case NR32_MADVISE: return SYS_madvise;
+	default: return -1;
+	}
+}
+
+/* Syscalls that may replace code: our int3s in the range go first. */
+static void before_unmap(struct bts_session *s, pid_t tid,
+			 struct syscall_info *in)
+{
+	long nr = unmap_nr(tid, in);
 	uint64_t lo = in->entry.args[0], hi = lo + in->entry.args[1];
 
-	switch (in->entry.nr) {
+	switch (nr) {
 	case SYS_munmap:
 	case SYS_mremap:
 		break;
@@ -428,6 +500,18 @@ static void before_unmap(struct bts_session *s,
 	bts_bp_remove_range(&s->bps, lo, hi);
 	if (overlaps_code(s, lo, hi))
 		forget_code(s);
+}
+
+/*
+ * rt_sigreturn, or an i386 program's sigreturn or rt_sigreturn: each is
+ * entered by a 2-byte instruction (syscall; int $0x80, which is what the
+ * restorers use).
+ */
+static bool sigreturn_entry(const struct syscall_info *in)
+{
+	if (in->arch == AUDIT_ARCH_I386)
+		return bts_abi32_sigreturn(in->entry.nr);
+	return in->arch == AUDIT_ARCH_X86_64 && in->entry.nr == SYS_rt_sigreturn;
 }
 
 static void resync(struct bts_session *s, struct bts_thread *t)
@@ -452,13 +536,13 @@ void bts_fast_syscall(struct bts_session *s, struct bts_thread *t)
 		return;
 	pc = in.instruction_pointer;
 	if (in.op == SC_INFO_ENTRY) {
-		if (in.arch == AUDIT_ARCH_X86_64 && in.entry.nr == SYS_rt_sigreturn) {
+		if (sigreturn_entry(&in)) {
 			in_block(s, t, pc);
 			t->sigret_from = pc - 2;
 			t->resume_op = PTRACE_SYSCALL;
 			return;
 		}
-		before_unmap(s, &in);
+		before_unmap(s, t->tid, &in);
 		if (!t->blk.site) {
 			t->resume_op = PTRACE_SYSCALL;	/* in a skipped object */
 			return;

@@ -43,7 +43,12 @@ static const struct command_help gdbserver_help = {
 	"When gdb disconnects, a program btrace started is killed and one it\n"
 	"attached to is detached with its code restored, and btrace exits;\n"
 	"with --listen --persist the program stays stopped and btrace waits\n"
-	"for the next connection.\n",
+	"for the next connection.\n"
+	"\n"
+	"--source: ptrace-step works everywhere; kmod-step (the ptrace_bts\n"
+	"module) is much faster, and records only the threads gdb records, in\n"
+	"a buffer of the size gdb asks for.  auto takes kmod-step when the\n"
+	"module offers it, else ptrace-step.\n",
 };
 
 struct gs_opts {
@@ -99,6 +104,10 @@ static int wait_stop(struct stub *g, struct bts_stop *st)
 		r = bts_control_wait(g->c, g->cn.eof ? -1 : g->cn.in, st);
 		if (r < 0)
 			return r;
+		/* An exec gdb did not ask to hear of: as gdbserver, run on. */
+		if (st->kind == BTS_STOP_EXEC && !g->sv.exec_events &&
+		    !gdb_resume_all(&g->sv))
+			continue;
 		if (st->kind != BTS_STOP_WAKE)
 			return 0;
 		r = conn_poll_interrupt(&g->cn);
@@ -201,8 +210,10 @@ out:
 
 static int start(struct stub *g, const struct gs_opts *o, char **cmd)
 {
+	/* kmod-step: buffers come with gdb's Qbtrace:bts, at gdb's size. */
 	BTS_OPTS(bts_session_opts, so, .source = o->source,
-		 .mode = PTBTS_MODE_RING, .no_follow = true);
+		 .mode = PTBTS_MODE_RING, .no_follow = true,
+		 .buffer_size = o->source == PTBTS_SOURCE_KMOD_STEP ? 4096 : 0);
 	struct bts_refusal rf;
 	int ret;
 
@@ -341,6 +352,18 @@ static int gdbserver(const struct gs_opts *o, char **cmd)
 	return ret;
 }
 
+/* auto: the faster of the two sources a debugger can drive. */
+static int auto_source(void)
+{
+	struct bts_source_info info[8];
+	int i, n = bts_probe_sources(info, 8);
+
+	for (i = 0; i < n && i < 8; i++)
+		if (info[i].source == PTBTS_SOURCE_KMOD_STEP && info[i].available)
+			return PTBTS_SOURCE_KMOD_STEP;
+	return PTBTS_SOURCE_PTRACE_STEP;
+}
+
 int cmd_gdbserver(int argc, char **argv)
 {
 	struct gs_opts o = { .source = BTS_SOURCE_AUTO };
@@ -374,12 +397,13 @@ int cmd_gdbserver(int argc, char **argv)
 		error("gdbserver: --persist needs --listen");
 		return EXIT_USAGE;
 	}
-	if (o.source != BTS_SOURCE_AUTO && o.source != PTBTS_SOURCE_PTRACE_STEP) {
-		error("gdbserver: --source %s: gdb can drive the ptrace-step source only",
-		      bts_source_name(o.source));
+	if (o.source != BTS_SOURCE_AUTO && o.source != PTBTS_SOURCE_PTRACE_STEP &&
+	    o.source != PTBTS_SOURCE_KMOD_STEP) {
+		error("gdbserver: --source %s: gdb can drive the ptrace-step and "
+		      "kmod-step sources only", bts_source_name(o.source));
 		return EXIT_USAGE;
 	}
-	/* auto: the one source a debugger can drive today. */
-	o.source = PTBTS_SOURCE_PTRACE_STEP;
+	if (o.source == BTS_SOURCE_AUTO)
+		o.source = auto_source();
 	return gdbserver(&o, argv + first);
 }

@@ -115,6 +115,7 @@ struct rsp_req {
 	size_t data_len;
 	bool binary;		/* X */
 	bool swbreak;		/* qSupported: gdb knows swbreak */
+	bool exec_events;	/* qSupported: gdb wants exec stops */
 	char object[32];	/* qXfer */
 	char annex[64];
 	char arg[64];		/* Qbtrace operation, Qbtrace-conf name */

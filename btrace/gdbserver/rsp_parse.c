@@ -242,16 +242,25 @@ static void xfer(struct cur *c, struct rsp_req *r)
 	done(c, r, RQ_XFER_READ);
 }
 
-static void supported(struct cur *c, struct rsp_req *r)
+/* Whether gdb's qSupported list (the rest of @c) holds @feature. */
+static bool has_feature(const struct cur *c, const char *feature)
 {
-	static const char sw[] = "swbreak+";
+	size_t n = strlen(feature);
 	const char *p;
 
+	for (p = c->p; p + n <= c->end; p++)
+		if (!memcmp(p, feature, n) &&
+		    (p == c->p || p[-1] == ':' || p[-1] == ';') &&
+		    (p + n == c->end || p[n] == ';'))
+			return true;
+	return false;
+}
+
+static void supported(struct cur *c, struct rsp_req *r)
+{
 	r->kind = RQ_SUPPORTED;
-	for (p = c->p; p + sizeof(sw) - 1 <= c->end; p++)
-		if (!memcmp(p, sw, sizeof(sw) - 1) &&
-		    (p == c->p || p[-1] == ':' || p[-1] == ';'))
-			r->swbreak = true;
+	r->swbreak = has_feature(c, "swbreak+");
+	r->exec_events = has_feature(c, "exec-events+");
 }
 
 static void btrace_conf(struct cur *c, struct rsp_req *r)

@@ -35,6 +35,7 @@ void gdb_server_reconnect(struct gdb_server *sv)
 {
 	sv->noack = false;
 	sv->swbreak = false;
+	sv->exec_events = false;
 	sv->xfer_valid = false;
 	sv->cthread = -1;
 	/* gdb's cached size starts at 0 again: it sends it before an enable. */
@@ -77,11 +78,13 @@ static void supported(struct gdb_server *sv, const struct rsp_req *rq,
 		      struct strbuf *reply)
 {
 	sv->swbreak = rq->swbreak;
-	sb_printf(reply, "PacketSize=%x;QStartNoAckMode+;%s"
-		  "qXfer:auxv:read+;qXfer:exec-file:read+;"
+	sv->exec_events = rq->exec_events;
+	sb_printf(reply, "PacketSize=%x;QStartNoAckMode+;%s%s"
+		  "qXfer:auxv:read+;qXfer:exec-file:read+;qXfer:features:read+;"
 		  "Qbtrace:bts+;Qbtrace-conf:bts:size+;Qbtrace:off+;"
 		  "qXfer:btrace:read+;qXfer:btrace-conf:read+",
-		  RSP_PACKET_MAX, rq->swbreak ? "swbreak+;" : "");
+		  RSP_PACKET_MAX, rq->swbreak ? "swbreak+;" : "",
+		  rq->exec_events ? "exec-events+;" : "");
 }
 
 static void threads_first(struct gdb_server *sv, struct strbuf *reply)
@@ -195,61 +198,6 @@ static void breakpoint(struct gdb_server *sv, const struct rsp_req *rq,
 	sb_puts(reply, err ? "E01" : "OK");
 }
 
-static void get_regs(struct gdb_server *sv, struct strbuf *reply)
-{
-	uint8_t regs[GDB_REGS_SIZE];
-	pid_t tid = gdb_general_thread(sv);
-
-	if (!tid || gdb_regs_read(sv, tid, regs))
-		return error_reply(reply);
-	sb_hex(reply, regs, sizeof(regs));
-}
-
-static void set_regs(struct gdb_server *sv, const struct rsp_req *rq,
-		     struct strbuf *reply)
-{
-	uint8_t regs[GDB_REGS_SIZE];
-	pid_t tid = gdb_general_thread(sv);
-	size_t n = rq->data_len / 2;
-
-	/* A shorter block leaves the registers after it as they are. */
-	if (!tid || n > sizeof(regs) || gdb_regs_read(sv, tid, regs) ||
-	    !rsp_unhex(rq->data, rq->data_len, regs) ||
-	    gdb_regs_write(sv, tid, regs))
-		return error_reply(reply);
-	sb_puts(reply, "OK");
-}
-
-static void get_reg(struct gdb_server *sv, const struct rsp_req *rq,
-		    struct strbuf *reply)
-{
-	uint8_t regs[GDB_REGS_SIZE];
-	pid_t tid = gdb_general_thread(sv);
-	size_t off, size;
-
-	if (!gdb_reg_slot(rq->regno, &off, &size))
-		return error_reply(reply);
-	if (!tid || gdb_regs_read(sv, tid, regs))
-		return error_reply(reply);
-	sb_hex(reply, regs + off, size);
-}
-
-static void set_reg(struct gdb_server *sv, const struct rsp_req *rq,
-		    struct strbuf *reply)
-{
-	uint8_t regs[GDB_REGS_SIZE];
-	pid_t tid = gdb_general_thread(sv);
-	size_t off, size;
-
-	if (!gdb_reg_slot(rq->regno, &off, &size) || rq->data_len != 2 * size)
-		return error_reply(reply);
-	if (!tid || gdb_regs_read(sv, tid, regs) ||
-	    !rsp_unhex(rq->data, rq->data_len, regs + off) ||
-	    gdb_regs_write(sv, tid, regs))
-		return error_reply(reply);
-	sb_puts(reply, "OK");
-}
-
 static int kill_program(struct gdb_server *sv, const struct rsp_req *rq,
 			struct strbuf *reply)
 {
@@ -289,16 +237,16 @@ static int dispatch(struct gdb_server *sv, const struct rsp_req *rq,
 		status(sv, reply);
 		break;
 	case RQ_GET_REGS:
-		get_regs(sv, reply);
+		gdb_get_regs(sv, reply);
 		break;
 	case RQ_SET_REGS:
-		set_regs(sv, rq, reply);
+		gdb_set_regs(sv, rq, reply);
 		break;
 	case RQ_GET_REG:
-		get_reg(sv, rq, reply);
+		gdb_get_reg(sv, rq, reply);
 		break;
 	case RQ_SET_REG:
-		set_reg(sv, rq, reply);
+		gdb_set_reg(sv, rq, reply);
 		break;
 	case RQ_READ_MEM:
 		read_mem(sv, rq, reply);

@@ -5,7 +5,8 @@
  * loop (cmd-gdbserver.c) feeds packets in and sends replies out.
  *
  * server.c          dispatch, threads, memory, breakpoints, queries
- * server_regs.c     the amd64 register layout gdb uses without target.xml
+ * server_regs.c     g/G/p/P in the program's register layout
+ * server_tdesc.c    the layouts (amd64, i386) and target.xml
  * server_run.c      resuming, stop replies, signal numbers
  * server_btrace.c   Qbtrace*, qXfer:btrace*:read (branch trace as gdb's BTS)
  * server_xfer.c     qXfer objects: chunks of a document built once
@@ -38,6 +39,7 @@ struct gdb_server {
 	struct bts_control *c;	/* NULL: no program (gone, or fuzzing) */
 	bool noack;
 	bool swbreak;
+	bool exec_events;	/* gdb wants exec stops (T05exec:) */
 	bool debug;		/* log packets to stderr */
 	pid_t gthread;		/* Hg: registers, memory, btrace; 0: none yet */
 	long cthread;		/* Hc, for the legacy c/s: -1 all */
@@ -81,20 +83,24 @@ bool gdb_thread_alive(struct gdb_server *sv, pid_t tid);
 /* The thread Hg names, or the last stop's; 0 when there is none. */
 pid_t gdb_general_thread(struct gdb_server *sv);
 
-/* server_regs.c */
-#define GDB_REGS_SIZE 560
-#define GDB_NREGS 60
-int gdb_regs_read(struct gdb_server *sv, pid_t tid, uint8_t out[GDB_REGS_SIZE]);
-int gdb_regs_write(struct gdb_server *sv, pid_t tid,
-		   const uint8_t in[GDB_REGS_SIZE]);
-/* Offset and size of register @regno in the 'g' block; false: none. */
-bool gdb_reg_slot(unsigned int regno, size_t *off, size_t *size);
+/* server_regs.c: g, G, p, P in the program's layout (server_tdesc.h) */
+void gdb_get_regs(struct gdb_server *sv, struct strbuf *reply);
+void gdb_set_regs(struct gdb_server *sv, const struct rsp_req *rq,
+		  struct strbuf *reply);
+void gdb_get_reg(struct gdb_server *sv, const struct rsp_req *rq,
+		 struct strbuf *reply);
+void gdb_set_reg(struct gdb_server *sv, const struct rsp_req *rq,
+		 struct strbuf *reply);
+/* "NN:VALUE;" of the frame, stack and pc registers, for a stop reply. */
+void gdb_regs_expedite(struct gdb_server *sv, pid_t tid, struct strbuf *reply);
 
 /* server_run.c */
 int gdb_resume(struct gdb_server *sv, const struct rsp_req *rq,
 	       struct strbuf *reply);
 void gdb_stop_reply(struct gdb_server *sv, const struct bts_stop *st,
 		    struct strbuf *reply);
+/* Every thread continues, no signal (a stop gdb did not ask for): 0 or -1. */
+int gdb_resume_all(struct gdb_server *sv);
 int gdb_signal_from_host(int sig);
 int gdb_signal_to_host(int gsig);
 

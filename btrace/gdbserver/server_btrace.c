@@ -21,6 +21,7 @@
 #include <Zydis/Zydis.h>
 
 #include "server.h"
+#include "server_tdesc.h"
 
 #define REC_SIZE sizeof(struct ptbts_record)
 
@@ -64,15 +65,24 @@ static bool is_branch(const struct ptbts_record *rec)
 
 static bool enable(struct gdb_server *sv, pid_t tid, struct strbuf *reply)
 {
-	uint64_t oldest, written, pc;
+	uint64_t oldest, written, pc, size;
 	struct bt_state *b;
 
 	if (find(sv, tid)) {
 		sb_puts(reply, "E.Btrace already enabled.");
 		return false;
 	}
-	if (!current_pc(sv, tid, &pc) ||
-	    bts_control_trace(sv->c, tid, &oldest, &written)) {
+	if (!current_pc(sv, tid, &pc)) {
+		sb_puts(reply, "E.No such thread.");
+		return false;
+	}
+	/* kmod-step records from here, in a buffer of gdb's size (or more). */
+	if (bts_control_btrace_enable(sv->c, tid, sv->bts_size, &size)) {
+		sb_printf(reply, "E.%s", bts_errdetail());
+		return false;
+	}
+	if (bts_control_trace(sv->c, tid, &oldest, &written)) {
+		bts_control_btrace_disable(sv->c, tid);
 		sb_puts(reply, "E.No such thread.");
 		return false;
 	}
@@ -81,6 +91,7 @@ static bool enable(struct gdb_server *sv, pid_t tid, struct strbuf *reply)
 
 		b = realloc(sv->bt, cap * sizeof(*b));
 		if (!b) {
+			bts_control_btrace_disable(sv->c, tid);
 			sb_puts(reply, "E.Could not enable btrace.");
 			return false;
 		}
@@ -88,7 +99,7 @@ static bool enable(struct gdb_server *sv, pid_t tid, struct strbuf *reply)
 		sv->capbt = cap;
 	}
 	sv->bt[sv->nbt++] = (struct bt_state){
-		.tid = tid, .size = sv->bts_size,
+		.tid = tid, .size = size,
 		.enable_no = written, .enable_pc = pc,
 		.last_no = written, .last_pc = pc,
 	};
@@ -124,6 +135,8 @@ void gdb_btrace(struct gdb_server *sv, const struct rsp_req *rq,
 		sb_puts(reply, "E.Branch tracing not enabled.");
 		return;
 	}
+	if (sv->c)	/* kmod-step: the module lets the thread go */
+		bts_control_btrace_disable(sv->c, tid);
 	gdb_btrace_forget(sv, tid);
 	sb_puts(reply, "OK");
 }
@@ -173,7 +186,12 @@ static bool insn_before(struct gdb_server *sv, uint64_t begin, uint64_t from,
 	ssize_t n;
 	int i;
 
-	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	if (gdb_program_bits(sv) == 32)		/* i386: inc/dec are no REX */
+		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LEGACY_32,
+				 ZYDIS_STACK_WIDTH_32);
+	else
+		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+				 ZYDIS_STACK_WIDTH_64);
 	/* A block of straight-line code: bounded, as the source walked it. */
 	for (i = 0; i < 65536 && pc < from; i++) {
 		n = bts_control_read(sv->c, pc, code, sizeof(code));

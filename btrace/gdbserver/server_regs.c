@@ -1,30 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The register block of 'g' as gdb 13 lays it out for x86-64 GNU/Linux
- * when the stub sends no target.xml: 60 registers, 560 bytes, little-endian
- * (gdb-remote-btrace.md, section 3).  General registers come from
- * PTRACE_GETREGS, the x87 and SSE ones from the FXSAVE area.
+ * Registers for gdb: g, G, p, P and the registers a stop reply expedites,
+ * in the program's layout (server_tdesc.c: amd64, or i386 for a 32-bit
+ * program).  Values come from PTRACE_GETREGS (the 64-bit form, also for a
+ * 32-bit program) and the FXSAVE area; a write puts each register back in
+ * its 64-bit field.
  */
 #include <stddef.h>
 #include <string.h>
 
 #include "server.h"
-
-/* Sizes of registers 0..59 in order; offsets are their running sums. */
-static const uint8_t reg_size[GDB_NREGS] = {
-	8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,	/* rax .. r15 */
-	8, 4,						/* rip, eflags */
-	4, 4, 4, 4, 4, 4,				/* cs ss ds es fs gs */
-	10, 10, 10, 10, 10, 10, 10, 10,			/* st0 .. st7 */
-	4, 4, 4, 4, 4, 4, 4, 4,				/* fctrl .. fop */
-	16, 16, 16, 16, 16, 16, 16, 16,
-	16, 16, 16, 16, 16, 16, 16, 16,			/* xmm0 .. xmm15 */
-	4,						/* mxcsr */
-	8, 8, 8,					/* orig_rax, fs_base, gs_base */
-};
-
-enum { R_RIP = 16, R_EFLAGS, R_CS, R_ST0 = 24, R_FCTRL = 32, R_XMM0 = 40,
-       R_MXCSR = 56, R_ORIG_RAX, R_FS_BASE, R_GS_BASE };
+#include "server_tdesc.h"
 
 /* The FXSAVE area (Intel SDM vol. 1, table 10-2), 64-bit form. */
 struct fxsave {
@@ -38,61 +24,9 @@ struct fxsave {
 	uint8_t pad[96];
 };
 
-bool gdb_reg_slot(unsigned int regno, size_t *off, size_t *size)
+static void error_reply(struct strbuf *reply)
 {
-	size_t o = 0;
-	unsigned int i;
-
-	if (regno >= GDB_NREGS)
-		return false;
-	for (i = 0; i < regno; i++)
-		o += reg_size[i];
-	*off = o;
-	*size = reg_size[regno];
-	return true;
-}
-
-static uint8_t *slot(uint8_t *block, unsigned int regno)
-{
-	size_t off, size;
-
-	gdb_reg_slot(regno, &off, &size);
-	return block + off;
-}
-
-static void put(uint8_t *block, unsigned int regno, uint64_t v)
-{
-	size_t off, size;
-
-	gdb_reg_slot(regno, &off, &size);
-	memcpy(block + off, &v, size < 8 ? size : 8);	/* little-endian host */
-}
-
-static uint64_t get(const uint8_t *block, unsigned int regno)
-{
-	uint64_t v = 0;
-	size_t off, size;
-
-	gdb_reg_slot(regno, &off, &size);
-	memcpy(&v, block + off, size < 8 ? size : 8);
-	return v;
-}
-
-/* The general registers in gdb's order, as fields of struct bts_regs. */
-static const size_t gpr_field[16] = {
-	offsetof(struct bts_regs, rax), offsetof(struct bts_regs, rbx),
-	offsetof(struct bts_regs, rcx), offsetof(struct bts_regs, rdx),
-	offsetof(struct bts_regs, rsi), offsetof(struct bts_regs, rdi),
-	offsetof(struct bts_regs, rbp), offsetof(struct bts_regs, rsp),
-	offsetof(struct bts_regs, r8), offsetof(struct bts_regs, r9),
-	offsetof(struct bts_regs, r10), offsetof(struct bts_regs, r11),
-	offsetof(struct bts_regs, r12), offsetof(struct bts_regs, r13),
-	offsetof(struct bts_regs, r14), offsetof(struct bts_regs, r15),
-};
-
-static uint64_t *field(struct bts_regs *r, size_t off)
-{
-	return (uint64_t *)((char *)r + off);
+	sb_puts(reply, "E01");
 }
 
 /*
@@ -135,73 +69,150 @@ static uint8_t abridged_tag(uint16_t tag)
 	return t;
 }
 
-int gdb_regs_read(struct gdb_server *sv, pid_t tid, uint8_t out[GDB_REGS_SIZE])
+/* x87 control register @i: fctrl fstat ftag fiseg fioff foseg fooff fop. */
+static uint32_t fpu_control(const struct fxsave *fx, unsigned int i)
 {
-	struct fxsave fx;
-	struct bts_regs r;
-	unsigned int i;
+	const uint32_t v[8] = {
+		fx->fcw, fx->fsw, full_tag(fx),
+		(uint32_t)(fx->fip >> 32), (uint32_t)fx->fip,	/* fiseg, fioff */
+		(uint32_t)(fx->fdp >> 32), (uint32_t)fx->fdp,	/* foseg, fooff */
+		fx->fop,
+	};
 
-	_Static_assert(sizeof(fx) == BTS_FXSAVE_SIZE, "fxsave layout");
-	if (!sv->c || bts_control_getregs(sv->c, tid, &r) ||
-	    bts_control_getfpregs(sv->c, tid, &fx))
+	return v[i & 7];
+}
+
+static uint64_t *field(struct bts_regs *r, size_t off)
+{
+	return (uint64_t *)((char *)r + off);
+}
+
+static void reg_get(const struct gdb_reg *d, struct bts_regs *r,
+		    const struct fxsave *fx, uint8_t *slot)
+{
+	uint32_t v;
+
+	switch (d->src) {
+	case GDB_SRC_GPR:
+	case GDB_SRC_SEG:
+	case GDB_SRC_ORIG:	/* the low half for a 32-bit register */
+		memcpy(slot, field(r, d->arg), d->size);
+		break;
+	case GDB_SRC_ST:
+		memcpy(slot, fx->st[d->arg], 10);
+		break;
+	case GDB_SRC_FPC:
+		v = fpu_control(fx, d->arg);
+		memcpy(slot, &v, 4);
+		break;
+	case GDB_SRC_XMM:
+		memcpy(slot, fx->xmm[d->arg], 16);
+		break;
+	default:
+		memcpy(slot, &fx->mxcsr, 4);
+		break;
+	}
+}
+
+/*
+ * A 32-bit register into its 64-bit field: unchanged, the field keeps its
+ * upper half (a syscall's sign-extended result in rax stays as the kernel
+ * left it); changed, it is zero-extended, or sign-extended for orig_eax as
+ * the kernel's own 32-bit ptrace does (-1 there stops a syscall restart).
+ */
+static void gpr_put(const struct gdb_reg *d, uint64_t *f, const uint8_t *slot)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, slot, d->size);
+	if (d->size == 8)
+		*f = v;
+	else if ((uint32_t)*f == v)
+		return;
+	else if (d->src == GDB_SRC_ORIG)
+		*f = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+	else
+		*f = v;
+}
+
+static void reg_put(const struct gdb_reg *d, const uint8_t *slot,
+		    struct bts_regs *r, struct fxsave *fx)
+{
+	uint32_t v;
+
+	memcpy(&v, slot, 4);
+	switch (d->src) {
+	case GDB_SRC_GPR:
+	case GDB_SRC_ORIG:
+		gpr_put(d, field(r, d->arg), slot);
+		break;
+	case GDB_SRC_SEG:
+		break;		/* gdb has no business moving segments */
+	case GDB_SRC_ST:
+		memcpy(fx->st[d->arg], slot, 10);
+		break;
+	case GDB_SRC_FPC:
+		/* The last operand's addresses are the CPU's to say. */
+		if (d->arg == 0)
+			fx->fcw = (uint16_t)v;
+		else if (d->arg == 1)
+			fx->fsw = (uint16_t)v;
+		else if (d->arg == 2)
+			fx->ftw = abridged_tag((uint16_t)v);
+		else if (d->arg == 7)
+			fx->fop = (uint16_t)v;
+		break;
+	case GDB_SRC_XMM:
+		memcpy(fx->xmm[d->arg], slot, 16);
+		break;
+	default:
+		fx->mxcsr = v;
+		break;
+	}
+}
+
+static int load(struct gdb_server *sv, pid_t tid, struct bts_regs *r,
+		struct fxsave *fx)
+{
+	_Static_assert(sizeof(*fx) == BTS_FXSAVE_SIZE, "fxsave layout");
+	if (!sv->c || bts_control_getregs(sv->c, tid, r) ||
+	    bts_control_getfpregs(sv->c, tid, fx))
 		return -1;
-	memset(out, 0, GDB_REGS_SIZE);
-	for (i = 0; i < 16; i++)
-		put(out, i, *field(&r, gpr_field[i]));
-	put(out, R_RIP, r.rip);
-	put(out, R_EFLAGS, r.eflags);
-	put(out, R_CS, r.cs);
-	put(out, R_CS + 1, r.ss);
-	put(out, R_CS + 2, r.ds);
-	put(out, R_CS + 3, r.es);
-	put(out, R_CS + 4, r.fs);
-	put(out, R_CS + 5, r.gs);
-	for (i = 0; i < 8; i++)
-		memcpy(slot(out, R_ST0 + i), fx.st[i], 10);
-	put(out, R_FCTRL, fx.fcw);
-	put(out, R_FCTRL + 1, fx.fsw);
-	put(out, R_FCTRL + 2, full_tag(&fx));
-	put(out, R_FCTRL + 3, fx.fip >> 32);		/* fiseg */
-	put(out, R_FCTRL + 4, fx.fip & 0xffffffff);	/* fioff */
-	put(out, R_FCTRL + 5, fx.fdp >> 32);		/* foseg */
-	put(out, R_FCTRL + 6, fx.fdp & 0xffffffff);	/* fooff */
-	put(out, R_FCTRL + 7, fx.fop);
-	for (i = 0; i < 16; i++)
-		memcpy(slot(out, R_XMM0 + i), fx.xmm[i], 16);
-	put(out, R_MXCSR, fx.mxcsr);
-	put(out, R_ORIG_RAX, r.orig_rax);
-	put(out, R_FS_BASE, r.fs_base);
-	put(out, R_GS_BASE, r.gs_base);
 	return 0;
 }
 
-int gdb_regs_write(struct gdb_server *sv, pid_t tid,
-		   const uint8_t in[GDB_REGS_SIZE])
+/* The whole block of @l for @tid into @out. */
+static int regs_read(struct gdb_server *sv, pid_t tid,
+		     const struct gdb_layout *l, uint8_t out[GDB_REGS_MAX])
+{
+	struct fxsave fx;
+	struct bts_regs r;
+	size_t off = 0;
+	unsigned int i;
+
+	if (gdb_layout_size(l) > GDB_REGS_MAX || load(sv, tid, &r, &fx))
+		return -1;
+	memset(out, 0, GDB_REGS_MAX);
+	for (i = 0; i < l->nregs; off += l->regs[i].size, i++)
+		reg_get(&l->regs[i], &r, &fx, out + off);
+	return 0;
+}
+
+/* The whole block of @l back into @tid's registers, where they changed. */
+static int regs_write(struct gdb_server *sv, pid_t tid,
+		      const struct gdb_layout *l, const uint8_t *in)
 {
 	struct fxsave fx, oldfx;
 	struct bts_regs r, old;
+	size_t off = 0;
 	unsigned int i;
 
-	if (!sv->c || bts_control_getregs(sv->c, tid, &r) ||
-	    bts_control_getfpregs(sv->c, tid, &fx))
+	if (load(sv, tid, &r, &fx))
 		return -1;
 	old = r;
 	oldfx = fx;
-	for (i = 0; i < 16; i++)
-		*field(&r, gpr_field[i]) = get(in, i);
-	r.rip = get(in, R_RIP);
-	r.eflags = get(in, R_EFLAGS);
-	/* Segment selectors and bases stay: gdb has no business moving them. */
-	r.orig_rax = get(in, R_ORIG_RAX);
-	for (i = 0; i < 8; i++)
-		memcpy(fx.st[i], slot((uint8_t *)in, R_ST0 + i), 10);
-	fx.fcw = (uint16_t)get(in, R_FCTRL);
-	fx.fsw = (uint16_t)get(in, R_FCTRL + 1);
-	fx.ftw = abridged_tag((uint16_t)get(in, R_FCTRL + 2));
-	fx.fop = (uint16_t)get(in, R_FCTRL + 7);
-	for (i = 0; i < 16; i++)
-		memcpy(fx.xmm[i], slot((uint8_t *)in, R_XMM0 + i), 16);
-	fx.mxcsr = (uint32_t)get(in, R_MXCSR);
+	for (i = 0; i < l->nregs; off += l->regs[i].size, i++)
+		reg_put(&l->regs[i], in + off, &r, &fx);
 	if (memcmp(&r, &old, sizeof(r)) &&
 	    bts_control_setregs(sv->c, tid, &r))
 		return -1;
@@ -209,4 +220,88 @@ int gdb_regs_write(struct gdb_server *sv, pid_t tid,
 	    bts_control_setfpregs(sv->c, tid, &fx))
 		return -1;
 	return 0;
+}
+
+/* Bytes [@off, @off + @len) of the g block of gdb's thread, as hex. */
+static void read_part(struct gdb_server *sv, const struct gdb_layout *l,
+		      size_t off, size_t len, struct strbuf *reply)
+{
+	uint8_t regs[GDB_REGS_MAX];
+	pid_t tid = gdb_general_thread(sv);
+
+	if (!tid || regs_read(sv, tid, l, regs))
+		return error_reply(reply);
+	sb_hex(reply, regs + off, len);
+}
+
+/* @digits hex digits over the g block from byte @off; the rest stays. */
+static void write_part(struct gdb_server *sv, const struct gdb_layout *l,
+		       size_t off, const char *hex, size_t digits,
+		       struct strbuf *reply)
+{
+	uint8_t regs[GDB_REGS_MAX];
+	pid_t tid = gdb_general_thread(sv);
+
+	if (!tid || regs_read(sv, tid, l, regs) ||
+	    !rsp_unhex(hex, digits, regs + off) ||
+	    regs_write(sv, tid, l, regs))
+		return error_reply(reply);
+	sb_puts(reply, "OK");
+}
+
+void gdb_get_regs(struct gdb_server *sv, struct strbuf *reply)
+{
+	const struct gdb_layout *l = gdb_layout(sv);
+
+	read_part(sv, l, 0, gdb_layout_size(l), reply);
+}
+
+void gdb_set_regs(struct gdb_server *sv, const struct rsp_req *rq,
+		  struct strbuf *reply)
+{
+	const struct gdb_layout *l = gdb_layout(sv);
+
+	/* A shorter block leaves the registers after it as they are. */
+	if (rq->data_len / 2 > gdb_layout_size(l))
+		return error_reply(reply);
+	write_part(sv, l, 0, rq->data, rq->data_len, reply);
+}
+
+void gdb_get_reg(struct gdb_server *sv, const struct rsp_req *rq,
+		 struct strbuf *reply)
+{
+	const struct gdb_layout *l = gdb_layout(sv);
+	size_t off, size;
+
+	if (!gdb_layout_slot(l, rq->regno, &off, &size))
+		return error_reply(reply);
+	read_part(sv, l, off, size, reply);
+}
+
+void gdb_set_reg(struct gdb_server *sv, const struct rsp_req *rq,
+		 struct strbuf *reply)
+{
+	const struct gdb_layout *l = gdb_layout(sv);
+	size_t off, size;
+
+	if (!gdb_layout_slot(l, rq->regno, &off, &size) ||
+	    rq->data_len != 2 * size)
+		return error_reply(reply);
+	write_part(sv, l, off, rq->data, rq->data_len, reply);
+}
+
+void gdb_regs_expedite(struct gdb_server *sv, pid_t tid, struct strbuf *reply)
+{
+	const struct gdb_layout *l = gdb_layout(sv);
+	uint8_t block[GDB_REGS_MAX];
+	size_t off, size, i;
+
+	if (regs_read(sv, tid, l, block))
+		return;
+	for (i = 0; i < sizeof(l->expedite) / sizeof(l->expedite[0]); i++) {
+		gdb_layout_slot(l, l->expedite[i], &off, &size);
+		sb_printf(reply, "%02x:", l->expedite[i]);
+		sb_hex(reply, block + off, size);
+		sb_puts(reply, ";");
+	}
 }

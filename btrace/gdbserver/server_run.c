@@ -4,9 +4,12 @@
  * a resume (T, W, X).  gdb numbers signals its own way (gdb/signals.def):
  * they are translated at this boundary in both directions.
  */
+#include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "server.h"
 
@@ -105,20 +108,39 @@ int gdb_resume(struct gdb_server *sv, const struct rsp_req *rq,
 	return GDB_RESUMED;
 }
 
-static void expedite(struct gdb_server *sv, pid_t tid, struct strbuf *reply)
+/* "exec:PATH;" (hex): gdb loads the new program from PATH. */
+static void exec_reason(struct gdb_server *sv, struct strbuf *reply)
 {
-	static const unsigned int regs[] = { 6, 7, 16 };	/* rbp, rsp, rip */
-	uint8_t block[GDB_REGS_SIZE];
-	size_t off, size, i;
+	char link[64], path[PATH_MAX];
+	ssize_t n;
 
-	if (gdb_regs_read(sv, tid, block))
-		return;
-	for (i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
-		gdb_reg_slot(regs[i], &off, &size);
-		sb_printf(reply, "%02x:", regs[i]);
-		sb_hex(reply, block + off, size);
-		sb_puts(reply, ";");
-	}
+	snprintf(link, sizeof(link), "/proc/%d/exe",
+		 sv->c ? (int)bts_control_pid(sv->c) : 0);
+	n = sv->c ? readlink(link, path, sizeof(path)) : -1;
+	if (n <= 0)
+		return;		/* gdb then keeps the program it has */
+	sb_puts(reply, "exec:");
+	sb_hex(reply, path, (size_t)n);
+	sb_puts(reply, ";");
+}
+
+int gdb_resume_all(struct gdb_server *sv)
+{
+	pid_t *tids;
+	size_t i, n;
+	int resumed = 0;
+
+	if (!sv->c)
+		return -1;
+	tids = malloc(MAX_THREADS * sizeof(*tids));
+	if (!tids)
+		return -1;
+	n = bts_control_threads(sv->c, tids, MAX_THREADS);
+	for (i = 0; i < n && i < MAX_THREADS; i++)
+		resumed += !bts_control_resume(sv->c, tids[i], BTS_RESUME_CONT, 0);
+	free(tids);
+	sv->xfer_valid = false;
+	return resumed ? 0 : -1;
 }
 
 void gdb_stop_reply(struct gdb_server *sv, const struct bts_stop *st,
@@ -139,6 +161,7 @@ void gdb_stop_reply(struct gdb_server *sv, const struct bts_stop *st,
 	switch (st->kind) {
 	case BTS_STOP_BREAKPOINT:
 	case BTS_STOP_STEP:
+	case BTS_STOP_EXEC:
 		sig = SIGTRAP;
 		break;
 	default:
@@ -148,7 +171,9 @@ void gdb_stop_reply(struct gdb_server *sv, const struct bts_stop *st,
 	sb_printf(reply, "T%02x", gdb_signal_from_host(sig));
 	if (st->kind == BTS_STOP_BREAKPOINT && sv->swbreak)
 		sb_puts(reply, "swbreak:;");
-	expedite(sv, st->tid, reply);
+	if (st->kind == BTS_STOP_EXEC)
+		exec_reason(sv, reply);
+	gdb_regs_expedite(sv, st->tid, reply);
 	sb_printf(reply, "thread:%x;", (unsigned int)st->tid);
 	/* gdb takes the stop's thread as its general thread and says no Hg. */
 	sv->stop_tid = st->tid;

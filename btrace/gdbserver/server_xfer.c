@@ -4,7 +4,8 @@
  * OFFSET is 0 and kept for the later chunks of the same object, annex and
  * thread, as gdbserver does: a delta read must advance its mark once per
  * document, not once per chunk.  Objects: auxv (gdb relocates a PIE
- * program with its AT_ENTRY), exec-file, btrace, btrace-conf.
+ * program with its AT_ENTRY), exec-file, features (target.xml), btrace,
+ * btrace-conf.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "server_tdesc.h"
 
 static int read_auxv(struct gdb_server *sv, struct strbuf *doc)
 {
@@ -59,6 +61,13 @@ static int build(struct gdb_server *sv, const struct rsp_req *rq,
 		}
 		if (auxv ? read_auxv(sv, doc) : read_exe(sv, doc)) {
 			sb_puts(reply, "E01");
+			return -1;
+		}
+		return 0;
+	}
+	if (!strcmp(rq->object, "features")) {	/* target.xml */
+		if (gdb_tdesc_doc(sv, rq->annex, doc)) {
+			sb_add(reply, doc->s, doc->len);
 			return -1;
 		}
 		return 0;

@@ -9,6 +9,7 @@
  *	hw_verified		0: the hardware sources have not yet run on a
  *				CPU with BTS (PTBTS_CAPS_HW_UNVERIFIED)
  *	percpu_reason		why the per-CPU mode cannot record ("ok")
+ *	percpu_pages		pages of per-CPU buffers the module holds
  *	sources/<name>/available	1 or 0
  *	sources/<name>/reason	why not, in words ("ok" when available)
  *
@@ -19,6 +20,7 @@
 #include <linux/sysfs.h>
 
 #include "hw.h"
+#include "percpu.h"
 #include "ptbts.h"
 
 static void ptbts_caps_fill(struct ptbts_caps *caps)
@@ -101,7 +103,14 @@ static ssize_t percpu_reason_show(struct kobject *kobj,
 			  ptbts_unavail_name(ptbts_hw_percpu_unavail()));
 }
 
+static ssize_t percpu_pages_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%ld\n", ptbts_percpu_pages());
+}
+
 static struct kobj_attribute ptbts_attr_abi = __ATTR_RO(abi_version);
+static struct kobj_attribute ptbts_attr_pcpages = __ATTR_RO(percpu_pages);
 static struct kobj_attribute ptbts_attr_hwv = __ATTR_RO(hw_verified);
 static struct kobj_attribute ptbts_attr_percpu = __ATTR_RO(percpu_reason);
 static struct kobj_attribute ptbts_attr_rec = __ATTR_RO(record_size);
@@ -113,6 +122,7 @@ static struct attribute *ptbts_root_attrs[] = {
 	&ptbts_attr_pinned.attr,
 	&ptbts_attr_hwv.attr,
 	&ptbts_attr_percpu.attr,
+	&ptbts_attr_pcpages.attr,
 	NULL
 };
 

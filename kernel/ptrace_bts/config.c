@@ -13,13 +13,14 @@
 #include <linux/overflow.h>
 #include <linux/uaccess.h>
 
+#include "hw.h"
 #include "ptbts.h"
 
 static bool ptbts_config_reserved_clear(const struct ptbts_config *cfg)
 {
 	size_t i;
 
-	if (cfg->flags || cfg->__reserved0)
+	if ((cfg->flags & ~PTBTS_CONFIG_PEBS_EVENT) || cfg->__reserved0)
 		return false;
 	for (i = 0; i < ARRAY_SIZE(cfg->__reserved); i++)
 		if (cfg->__reserved[i])
@@ -87,13 +88,35 @@ static int ptbts_config_check_buffer2(const struct ptbts_config *cfg)
 	return ptbts_config_check_memlock(cfg);
 }
 
-static int ptbts_config_check(const struct ptbts_config *cfg)
+/*
+ * kmod-pebs's event: given (the flag) and valid, or not given and 0, in
+ * which case it samples retired branches at the default period.  Judged
+ * from the struct, so that a bad one gets its errno on any machine.
+ */
+static int ptbts_config_pebs_event(struct ptbts_config *cfg)
+{
+	if (!(cfg->flags & PTBTS_CONFIG_PEBS_EVENT)) {
+		if (cfg->pebs_event || cfg->pebs_period)
+			return -EINVAL;
+		cfg->pebs_event = PTBTS_PEBS_EVENT_BRANCHES;
+		cfg->pebs_period = PTBTS_PEBS_PERIOD_DEFAULT;
+		return 0;
+	}
+	if (cfg->source != PTBTS_SOURCE_KMOD_PEBS)
+		return -EINVAL;
+	return ds_pebs_event_check(cfg->pebs_event, cfg->pebs_period);
+}
+
+static int ptbts_config_check(struct ptbts_config *cfg)
 {
 	const struct ptbts_source_ops *ops;
 	int err = 0;
 
 	if (!ptbts_config_reserved_clear(cfg))
 		return -EINVAL;
+	err = ptbts_config_pebs_event(cfg);
+	if (err)
+		return err;
 	if (cfg->mode > PTBTS_MODE_BLOCK)
 		return -EINVAL;
 	if (!ptbts_source_uses_buffer2(cfg->source) &&
@@ -117,8 +140,13 @@ static int ptbts_config_check(const struct ptbts_config *cfg)
  * @cfg:  filled, with zeroes beyond the caller's size
  * @uarg: the user's &struct ptbts_config
  *
+ * Without %PTBTS_CONFIG_PEBS_EVENT, @cfg's PEBS event and period are set
+ * to the defaults (retired branches, every 1000).
+ *
  * Return: 0; -EFAULT; -EINVAL for a size below the first version, a
- * reserved field that is not zero, an unknown mode or source, an unaligned
+ * reserved field that is not zero, a PEBS event or period given without
+ * the flag, or with it for another source than kmod-pebs, or out of
+ * range (ds_pebs_event_check()), an unknown mode or source, an unaligned
  * or empty buffer, a buffer whose end overflows, a second region the source
  * does not use (or, for kmod-pebs, none), a second region that overlaps the
  * first, or a wakeup beyond the buffer; -ENOMEM when the two regions

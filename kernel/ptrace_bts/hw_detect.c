@@ -149,13 +149,12 @@ u32 ptbts_hw_pebs_record_size(void)
 /**
  * ptbts_hw_percpu_unavail() - why the per-CPU mode cannot record here
  *
- * It needs what kmod-bts needs; its session interface is not in the
- * module yet (its state machine is arch/x86/ds's, tested in user space).
+ * It needs what kmod-bts needs, for the caller asking (percpu.c refuses
+ * PERCPU_START with the same answer).
  *
- * Return: an &enum ptbts_unavail, never %PTBTS_OK for now.
+ * Return: an &enum ptbts_unavail, %PTBTS_OK when it can.
  */
 u8 ptbts_hw_percpu_unavail(void)
 {
-	return ptbts_hw_unavail(PTBTS_SOURCE_KMOD_BTS, false) ?:
-	       PTBTS_UNAVAIL_NOT_BUILT;
+	return ptbts_hw_unavail(PTBTS_SOURCE_KMOD_BTS, false);
 }

@@ -10,3 +10,4 @@
 #include "ds_win.c"
 #include "ds_task.c"
 #include "ds_percpu.c"
+#include "ds_pebs_event.c"

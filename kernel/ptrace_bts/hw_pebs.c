@@ -3,8 +3,8 @@
  * ptrace_bts: the kmod-pebs source.  It is kmod-bts (hw_bts.c: the same
  * slices, PMI and BLOCK handling) with PEBS on as well: the first region
  * takes the thread's BTS records, the second the CPU's PEBS records of
- * retired branches, sampled every PTBTS_PEBS_PERIOD branches, in the
- * CPU's own record format (IA32_PERF_CAPABILITIES.PEBS_FORMAT; the basic
+ * one event (the config's; by default retired branches, every 1000), in
+ * the CPU's own record format (IA32_PERF_CAPABILITIES.PEBS_FORMAT; the basic
  * group only for adaptive PEBS), which libbts/pebs.c decodes.
  *
  * The second region is a ring: the uapi has no ACK for it, so it never
@@ -20,17 +20,6 @@
 #include <linux/slab.h>
 
 #include "hw.h"
-
-/* Retired branches per PEBS record: a sample, not every branch. */
-#define PTBTS_PEBS_PERIOD	1000
-
-/*
- * IA32_PERFEVTSEL0: BR_INST_RETIRED.ALL_BRANCHES (event 0xc4, umask 0),
- * user mode only (USR, bit 16), enabled (EN, bit 22).  No INT bit: with a
- * buffer of many records the PMI is the DS threshold's, as perf's large
- * PEBS does.
- */
-#define PTBTS_PEBS_EVTSEL	((1ULL << 22) | (1ULL << 16) | 0xc4)
 
 /**
  * ptbts_pebs_setup() - the PEBS half of a thread's DS state
@@ -65,9 +54,8 @@ int ptbts_pebs_setup(struct ds_task *ds, struct ptbts_thread *t, u8 **scratch)
 	if (ds_win_init(&ds->pebs, &cfg))
 		return -EINVAL;
 	ds->has_pebs = true;
-	ds->pebs_evtsel = PTBTS_PEBS_EVTSEL;
-	ds->pebs_reset = PTBTS_PEBS_PERIOD;
-	ds->pebs_ctr = -(u64)PTBTS_PEBS_PERIOD;
+	/* The event and period were checked with the config (config.c). */
+	ds_task_pebs_event(ds, t->pebs_event, t->pebs_period, false);
 	ds->pebs_adaptive = fmt >= 4;
 	t->rec_size2 = size;
 	WRITE_ONCE(t->nslots2, nslots);

@@ -46,6 +46,9 @@ static long ptbts_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case PTBTS_IOC_STATUS:
 	case PTBTS_IOC_WAIT:
 	case PTBTS_IOC_ACK:
+	case PTBTS_IOC_PERCPU_START:
+	case PTBTS_IOC_PERCPU_STOP:
+	case PTBTS_IOC_PERCPU_STATUS:
 		if (!ptbts_session_is_owner(s))
 			return -EPERM;
 		break;
@@ -62,6 +65,12 @@ static long ptbts_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ptbts_ioctl_status(s, uarg);
 	case PTBTS_IOC_WAIT:
 		return ptbts_ioctl_wait(s, uarg);
+	case PTBTS_IOC_PERCPU_START:
+		return ptbts_ioctl_percpu_start(s, uarg);
+	case PTBTS_IOC_PERCPU_STOP:
+		return ptbts_ioctl_percpu_stop(s);
+	case PTBTS_IOC_PERCPU_STATUS:
+		return ptbts_ioctl_percpu_status(s, uarg);
 	default:
 		return ptbts_ioctl_ack(s, uarg);
 	}
@@ -70,6 +79,16 @@ static long ptbts_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 static __poll_t ptbts_poll(struct file *file, poll_table *pt)
 {
 	return ptbts_poll_session(file->private_data, file, pt);
+}
+
+/* The per-CPU mode's buffers, read-only, to the session's owner only. */
+static int ptbts_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct ptbts_session *s = file->private_data;
+
+	if (!ptbts_session_is_owner(s))
+		return -EPERM;
+	return ptbts_percpu_mmap(s, vma);
 }
 
 /*
@@ -82,6 +101,7 @@ static const struct file_operations ptbts_fops = {
 	.release	= ptbts_release,
 	.unlocked_ioctl	= ptbts_ioctl,
 	.poll		= ptbts_poll,
+	.mmap		= ptbts_mmap,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= no_llseek,
 };
@@ -106,11 +126,16 @@ static int __init ptbts_init(void)
 	err = ptbts_sysfs_init();
 	if (err)
 		goto step_exit;
-	err = misc_register(&ptbts_misc);
+	err = ptbts_percpu_init();
 	if (err)
 		goto sysfs_exit;
+	err = misc_register(&ptbts_misc);
+	if (err)
+		goto percpu_exit;
 	return 0;
 
+percpu_exit:
+	ptbts_percpu_exit();
 sysfs_exit:
 	ptbts_sysfs_exit();
 step_exit:
@@ -129,6 +154,7 @@ lifetime_exit:
 static void __exit ptbts_exit(void)
 {
 	misc_deregister(&ptbts_misc);
+	ptbts_percpu_exit();
 	ptbts_sysfs_exit();
 	ptbts_step_exit();
 	ptbts_lifetime_exit();

@@ -23,7 +23,9 @@
 struct mm_struct;
 struct page;
 struct pid;
+struct ptbts_percpu;
 struct ptbts_step;
+struct vm_area_struct;
 struct task_struct;
 
 /**
@@ -83,12 +85,14 @@ struct ptbts_ring {
  * @threads: the attached threads (&struct ptbts_thread.node)
  * @owner:   the process that opened the device, as a thread-group pid
  * @poll_wq: poll() waiters; woken when any thread becomes ready
+ * @percpu:  its per-CPU mode, or NULL (under ptbts_percpu_lock, percpu.h)
  */
 struct ptbts_session {
 	struct mutex lock;
 	struct list_head threads;
 	struct pid *owner;
 	wait_queue_head_t poll_wq;
+	struct ptbts_percpu *percpu;
 };
 
 /**
@@ -115,6 +119,8 @@ struct ptbts_session {
  *                @ring.count is)
  * @nslots2:      records @buf2 holds, 0 until a source sets it
  * @rec_size2:    bytes per record of @buf2
+ * @pebs_event:   kmod-pebs: the event it samples (event select, unit mask)
+ * @pebs_period:  kmod-pebs: events per PEBS record
  * @release_work: releases @buf after the thread or its tracer exited
  * @chld_wait:    on the tracer's child-notification queue while @buf is
  *                held: the thread's ptrace stops wake WAIT and poll()
@@ -140,6 +146,8 @@ struct ptbts_thread {
 	u64 count2;
 	u64 nslots2;
 	u32 rec_size2;
+	u64 pebs_event;
+	u64 pebs_period;
 	struct work_struct release_work;
 	struct wait_queue_entry chld_wait;
 };
@@ -231,6 +239,15 @@ long ptbts_ioctl_detach(struct ptbts_session *s, unsigned long tid);
 long ptbts_ioctl_status(struct ptbts_session *s, void __user *uarg);
 void ptbts_status_fill(struct ptbts_status *st, const struct ptbts_thread *t,
 		       u32 usize);
+
+/* percpu.c: the per-CPU mode (percpu.h) */
+long ptbts_ioctl_percpu_start(struct ptbts_session *s, void __user *uarg);
+long ptbts_ioctl_percpu_stop(struct ptbts_session *s);
+long ptbts_ioctl_percpu_status(struct ptbts_session *s, void __user *uarg);
+int ptbts_percpu_mmap(struct ptbts_session *s, struct vm_area_struct *vma);
+void ptbts_percpu_end(struct ptbts_session *s);
+int ptbts_percpu_init(void);
+void ptbts_percpu_exit(void);
 
 /* lifetime.c */
 int ptbts_lifetime_init(void);

@@ -42,6 +42,7 @@ void ptbts_session_free(struct ptbts_session *s)
 		list_del_init(&t->node);
 		ptbts_thread_end(t);
 	}
+	ptbts_percpu_end(s);
 	put_pid(s->owner);
 	mutex_destroy(&s->lock);
 	kfree(s);

@@ -43,6 +43,8 @@ struct ptbts_thread *ptbts_thread_new(struct ptbts_session *s,
 	t->tid = cfg->tid;
 	t->source = cfg->source;
 	t->mode = cfg->mode;
+	t->pebs_event = cfg->pebs_event;
+	t->pebs_period = cfg->pebs_period;
 	t->session = s;
 	ptbts_ring_init(&t->ring, cfg);
 	return t;

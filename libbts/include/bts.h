@@ -809,6 +809,8 @@ enum bts_stop_kind {
 	BTS_STOP_INTERRUPT,	/* bts_control_interrupt(); @signo SIGINT */
 	BTS_STOP_EXITED,	/* every thread is gone; @status as waitpid() */
 	BTS_STOP_WAKE,		/* @wake_fd is readable: nothing stopped */
+	BTS_STOP_EXEC,		/* the process exec'ed: a new image at its entry, the
+				 * debugger's breakpoints gone with the old one */
 };
 
 struct bts_stop {
@@ -825,8 +827,8 @@ struct bts_stop {
 #define BTS_FXSAVE_SIZE 512
 
 /*
- * Takes control of @s (spawned or attached, ptrace-step source; not yet
- * run): every thread is stopped and held.  SIGCHLD is blocked in the
+ * Takes control of @s (spawned or attached, ptrace-step or kmod-step
+ * source; not yet run): every thread is stopped and held.  SIGCHLD is blocked in the
  * caller while the control lives.
  */
 BTS_API int bts_control_new(struct bts_session *s, struct bts_control **out);
@@ -841,8 +843,13 @@ BTS_API size_t bts_control_threads(struct bts_control *c, pid_t *tids, size_t n)
 /*
  * Lets the held thread @tid run (BTS_RESUME_CONT) or execute one
  * instruction (BTS_RESUME_STEP), with signal @sig (0: none; a signal it
- * stopped with and is not given again is dropped).  Threads not resumed
- * stay held.
+ * stopped with and is not given again is dropped; another one is sent to
+ * it, and its handler entry recorded).  Threads not resumed stay held.
+ * The resumes are carried out by the next bts_control_wait(), unless a
+ * thread resumed has an event still to report (several threads had one at
+ * the same stop): then that event is the stop and nothing runs (the
+ * signals given are sent all the same).  A pending breakpoint hit whose
+ * breakpoint was removed, or whose thread's pc was moved, is dropped.
  */
 BTS_API int bts_control_resume(struct bts_control *c, pid_t tid, int action,
 			       int sig);
@@ -886,6 +893,19 @@ BTS_API int bts_control_trace(struct bts_control *c, pid_t tid,
 			      uint64_t *oldest, uint64_t *written);
 BTS_API int bts_control_record(struct bts_control *c, pid_t tid, uint64_t n,
 			       struct ptbts_record *rec);
+
+/*
+ * Issue 6, kmod-step under a debugger (kmodgdb helper).  With ptrace-step
+ * every thread records all along; with kmod-step a thread records only
+ * from bts_control_btrace_enable() (the held thread is attached to the
+ * module with a buffer of @size bytes, rounded up to whole pages: *@actual)
+ * to bts_control_btrace_disable() (its buffer is released), and its records
+ * are numbered from 0 at the enable.  For ptrace-step both only succeed
+ * (*@actual = @size).
+ */
+BTS_API int bts_control_btrace_enable(struct bts_control *c, pid_t tid,
+				      uint64_t size, uint64_t *actual);
+BTS_API int bts_control_btrace_disable(struct bts_control *c, pid_t tid);
 
 /* ========================================================= end of issue 6 */
 
@@ -932,6 +952,53 @@ BTS_API int bts_pebs_decode(unsigned int format, const void *rec, size_t len,
 			    struct bts_pebs *out);
 
 /* ======================================================== end of issue 8 */
+
+/* ======================== issue 8, item 6: the module's per-CPU kernel mode */
+
+/*
+ * The ptrace_bts module's per-CPU mode records the kernel and user branches
+ * of everything that runs on a set of CPUs into kernel buffers, one per
+ * CPU, which the caller maps read-only.  It needs what kmod-bts needs (an
+ * Intel CPU with BTS, no PTI) and CAP_PERFMON or CAP_SYS_ADMIN; like the
+ * other hardware sources it has not yet run on a CPU with BTS.
+ */
+struct bts_percpu_info {
+	bool available;
+	char why[320];		/* when not available: why, and what to do */
+};
+
+/* Whether the per-CPU mode can record here for this process: 0, *out filled. */
+BTS_API int bts_percpu_probe(struct bts_percpu_info *out);
+
+/* "0,2-3" into a mask of CPUs (bit n: CPU n, n < 64): 0, or -BTS_E_INVAL. */
+BTS_API int bts_percpu_parse_cpus(const char *list, uint64_t *mask);
+
+struct bts_percpu;
+
+/*
+ * Starts the mode on @cpus, @buffer_size bytes per CPU (whole pages), @mode
+ * PTBTS_MODE_RING or PTBTS_MODE_STOP: 0 and *out, or -BTS_E_NOSOURCE (the
+ * module is missing or cannot record here: bts_errdetail() gives the
+ * module's reason), -BTS_E_PERM (no CAP_PERFMON or CAP_SYS_ADMIN),
+ * -BTS_E_INVAL (the module refused the arguments).
+ */
+BTS_API int bts_percpu_start(uint64_t cpus, size_t buffer_size, int mode,
+			     struct bts_percpu **out);
+/* The module's position of @cpu's buffer into *st: 0 or -BTS_E_IO. */
+BTS_API int bts_percpu_status(struct bts_percpu *p, unsigned int cpu,
+			      struct ptbts_percpu_status *st);
+/*
+ * @cpu's buffer, mapped read-only on first use, and its slots in *nslots;
+ * NULL (bts_errdetail() says why) when it has none.  The records are laid
+ * out as in a RING buffer: slot (head / 24 - 1) is the newest.
+ */
+BTS_API const struct ptbts_record *bts_percpu_records(struct bts_percpu *p,
+						      unsigned int cpu,
+						      size_t *nslots);
+/* Stops recording, unmaps every buffer, frees @p (NULL: nothing). */
+BTS_API void bts_percpu_stop(struct bts_percpu *p);
+
+/* ============================================ end of issue 8, item 6 */
 
 /* ================================ issue 9, item 5: 32-bit (i386) programs */
 

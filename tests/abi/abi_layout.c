@@ -23,7 +23,8 @@ int main(void)
 	F(ptbts_config, buffer_size); F(ptbts_config, wakeup);
 	F(ptbts_config, buffer2); F(ptbts_config, buffer2_size);
 	F(ptbts_config, flags); F(ptbts_config, __reserved0);
-	F(ptbts_config, __reserved);
+	F(ptbts_config, __reserved); F(ptbts_config, pebs_event);
+	F(ptbts_config, pebs_period);
 
 	S(ptbts_status);
 	F(ptbts_status, size); F(ptbts_status, tid); F(ptbts_status, state);
@@ -42,11 +43,27 @@ int main(void)
 	F(ptbts_caps, flags); F(ptbts_caps, percpu_unavail);
 	F(ptbts_caps, __pad); F(ptbts_caps, __reserved);
 
-	printf("first sizes %d %d %d %d\n", PTBTS_CONFIG_SIZE_VER0,
+	S(ptbts_percpu_config);
+	F(ptbts_percpu_config, size); F(ptbts_percpu_config, mode);
+	F(ptbts_percpu_config, cpus); F(ptbts_percpu_config, buffer_size);
+	F(ptbts_percpu_config, flags); F(ptbts_percpu_config, unavail);
+	F(ptbts_percpu_config, __reserved);
+
+	S(ptbts_percpu_status);
+	F(ptbts_percpu_status, size); F(ptbts_percpu_status, cpu);
+	F(ptbts_percpu_status, state); F(ptbts_percpu_status, __pad);
+	F(ptbts_percpu_status, head); F(ptbts_percpu_status, wraps);
+	F(ptbts_percpu_status, lost); F(ptbts_percpu_status, offset);
+	F(ptbts_percpu_status, buffer_size);
+	F(ptbts_percpu_status, __reserved);
+
+	printf("first sizes %d %d %d %d %d %d\n", PTBTS_CONFIG_SIZE_VER0,
 	       PTBTS_STATUS_SIZE_VER0, PTBTS_ACK_SIZE_VER0,
-	       PTBTS_CAPS_SIZE_VER0);
-	printf("ioctls %#x %#x %#x %#x %#x %#x\n", PTBTS_IOC_CAPS,
+	       PTBTS_CAPS_SIZE_VER0, PTBTS_PERCPU_CONFIG_SIZE_VER0,
+	       PTBTS_PERCPU_STATUS_SIZE_VER0);
+	printf("ioctls %#x %#x %#x %#x %#x %#x %#x %#x %#x\n", PTBTS_IOC_CAPS,
 	       PTBTS_IOC_ATTACH, PTBTS_IOC_DETACH, PTBTS_IOC_STATUS,
-	       PTBTS_IOC_WAIT, PTBTS_IOC_ACK);
+	       PTBTS_IOC_WAIT, PTBTS_IOC_ACK, PTBTS_IOC_PERCPU_START,
+	       PTBTS_IOC_PERCPU_STOP, PTBTS_IOC_PERCPU_STATUS);
 	return 0;
 }

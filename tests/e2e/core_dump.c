@@ -3,12 +3,17 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core_dump.h"
+#include "raw_dump.h"
+
+#define PAGE 4096
 
 void core_file_bytes(const char *path, uint64_t off, unsigned char *buf, size_t len)
 {
@@ -91,4 +96,62 @@ void core_run_in(const char *dir, char *const argv[], struct harness_cmd *cmd)
 	}
 	sh[n] = NULL;
 	ASSERT_EQ(harness_run(sh, 120, cmd), 0);
+}
+
+char *core_dir_new(void)
+{
+	char *dir;
+
+	core_require_cwd_pattern();
+	dir = harness_path(harness_tmpdir(), "cores");
+	ASSERT_EQ(mkdir(dir, 0700), 0);
+	return dir;
+}
+
+void core_expect_clean_page(const char *dir, const char *prog,
+			    const struct harness_cmd *cmd)
+{
+	unsigned char orig[PAGE], dumped[PAGE];
+	struct raw_labels labels;
+	char *exe, *core;
+	const char *c;
+
+	if (harness_exit_code(cmd) != 128 + SIGABRT)
+		FAIL("btrace record of %s exited with %d, not 128 + SIGABRT; stderr:\n%s",
+		     prog, harness_exit_code(cmd), cmd->err);
+	raw_labels_parse(cmd->out, &labels);
+	c = strstr(cmd->out, "changed ");
+	ASSERT_TRUE(c != NULL);
+	/* The tracer's int3s were in the page while the program ran. */
+	EXPECT_GT(atoi(c + 8), 0);
+	exe = PROG_PATH(prog);
+	core_file_bytes(exe, raw_label(&labels, "page") - raw_label(&labels, "base"),
+			orig, sizeof(orig));
+	core = core_find(dir);
+	if (!core)
+		FAIL("no core file in %s; stderr:\n%s", dir, cmd->err);
+	ASSERT_TRUE(core_read(core, raw_label(&labels, "page"), dumped, sizeof(dumped)));
+	EXPECT_EQ(memcmp(dumped, orig, sizeof(orig)), 0);
+	unlink(core);
+	raw_labels_free(&labels);
+	free(core);
+	free(exe);
+}
+
+void core_record_expect_clean(const char *prog)
+{
+	char *btrace = BTRACE_PATH(), *path = PROG_PATH(prog);
+	char *dir = core_dir_new(), *btr = harness_path(dir, "traced.btr");
+	char *argv[] = {
+		btrace, "record", "-o", btr, "--no-follow", "--", path, NULL,
+	};
+	struct harness_cmd cmd;
+
+	core_run_in(dir, argv, &cmd);
+	core_expect_clean_page(dir, prog, &cmd);
+	harness_cmd_free(&cmd);
+	free(btr);
+	free(dir);
+	free(path);
+	free(btrace);
 }

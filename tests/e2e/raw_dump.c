@@ -359,6 +359,28 @@ void raw_expect_no_marker(const struct raw_thread *t, size_t first, size_t last)
 			     t->marker_pos[j]);
 }
 
+void raw_expect_same_thread(const struct raw_thread *a, const char *an,
+			    const struct raw_thread *b, const char *bn)
+{
+	size_t i, n = a->n < b->n ? a->n : b->n;
+
+	EXPECT_EQ(a->n, b->n);
+	for (i = 0; i < n; i++) {
+		if (a->recs[i].from == b->recs[i].from && a->recs[i].to == b->recs[i].to)
+			continue;
+		FAIL("record %zu: %s 0x%llx -> 0x%llx, %s 0x%llx -> 0x%llx", i,
+		     an, (unsigned long long)a->recs[i].from,
+		     (unsigned long long)a->recs[i].to,
+		     bn, (unsigned long long)b->recs[i].from,
+		     (unsigned long long)b->recs[i].to);
+	}
+	EXPECT_EQ(a->nmarkers, b->nmarkers);
+	for (i = 0; i < a->nmarkers && i < b->nmarkers; i++) {
+		EXPECT_STREQ(a->markers[i], b->markers[i]);
+		EXPECT_EQ(a->marker_pos[i], b->marker_pos[i]);
+	}
+}
+
 size_t raw_count_markers(const struct raw_thread *t, const char *prefix)
 {
 	size_t n = 0;

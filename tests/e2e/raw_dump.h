@@ -102,6 +102,13 @@ void raw_expect_seq(const char *what, const struct raw_labels *l,
  * (inclusive): a marker there would break the sequence.
  */
 void raw_expect_no_marker(const struct raw_thread *t, size_t first, size_t last);
+/*
+ * Asserts that threads @a and @b hold the same records and the same
+ * markers at the same places, one for one (@an and @bn name them in
+ * messages, e.g. "single-step" and "branch stops").
+ */
+void raw_expect_same_thread(const struct raw_thread *a, const char *an,
+			    const struct raw_thread *b, const char *bn);
 /* How many markers of @t start with @prefix ("lost", "gap"). */
 size_t raw_count_markers(const struct raw_thread *t, const char *prefix);
 

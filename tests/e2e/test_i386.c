@@ -213,8 +213,8 @@ TEST(i386, insns_in_32bit_mode)
 	snprintf(want, sizeof(want), "0x%016llx <old_restorer+0>:\tpop    %%eax\n",
 		 (unsigned long long)raw_label(&r.labels, "old_restorer"));
 	EXPECT_TRUE(strstr(insns, want) != NULL);
-	snprintf(want, sizeof(want), "0x%016llx <print_vsys+30>:\tdec    %%edi\n",
-		 (unsigned long long)raw_label(&r.labels, "print_vsys") + 30);
+	snprintf(want, sizeof(want), "0x%016llx <print_vsys+24>:\tdec    %%edi\n",
+		 (unsigned long long)raw_label(&r.labels, "print_vsys") + 24);
 	EXPECT_TRUE(strstr(insns, want) != NULL);
 	snprintf(want, sizeof(want), "0x%016llx <__kernel_rt_sigreturn+5>:\tint    $0x80\n",
 		 (unsigned long long)raw_label(&r.labels, "vdso_rt_sigreturn_int"));

@@ -56,6 +56,13 @@ void gdb_run(struct harness_cmd *cmd, const char *prog, const char *target,
 	argv[n++] = "set pagination off";
 	argv[n++] = "-iex";
 	argv[n++] = "set width 0";
+	/*
+	 * The stub answers once the program is started and stopped, which
+	 * on a loaded machine can take longer than gdb's 2 s: gdb would send
+	 * qSupported again and take the second answer for the next packet's.
+	 */
+	argv[n++] = "-iex";
+	argv[n++] = "set remotetimeout 30";
 	argv[n++] = path;
 	argv[n++] = "-ex";
 	argv[n++] = target ? (char *)target : (t = gdb_target(prog, NULL));

@@ -132,7 +132,8 @@ TEST(gdb_protocol, errors_and_interrupt)
 	start(&s, "gdb-loop");
 	r = ask(&s, "qSupported:swbreak+;xmlRegisters=i386");
 	EXPECT_STREQ(r, "PacketSize=4000;QStartNoAckMode+;swbreak+;"
-			"qXfer:auxv:read+;qXfer:exec-file:read+;Qbtrace:bts+;"
+			"qXfer:auxv:read+;qXfer:exec-file:read+;"
+			"qXfer:features:read+;Qbtrace:bts+;"
 			"Qbtrace-conf:bts:size+;Qbtrace:off+;qXfer:btrace:read+;"
 			"qXfer:btrace-conf:read+");
 	put(&s, "$g#00", 5);			/* bad checksum */
@@ -185,6 +186,38 @@ TEST(gdb_protocol, errors_and_interrupt)
 	EXPECT_TRUE(!strncmp(r, "T02", 3) && strstr(r, ";thread:"));
 	EXPECT_STREQ((send_packet(&s, "vKill;a410"), reply(&s, false)), "OK");
 	stop(&s);
+}
+
+/*
+ * An exec, when gdb asks for exec events: "exec:" and the new program's
+ * path in hex, the stop's pc the new image's first instruction.
+ */
+TEST(gdb_protocol, exec_stop_reply)
+{
+	char *path = PROG_PATH("gdb-exec"), *real = realpath(path, NULL);
+	char want[4096];
+	const char *r;
+	size_t i, n;
+	struct stub s;
+
+	ASSERT_TRUE(real != NULL);
+	start(&s, "gdb-exec");
+	r = ask(&s, "qSupported:swbreak+;fork-events+;exec-events+");
+	EXPECT_TRUE(strstr(r, ";exec-events+;") != NULL);
+	EXPECT_TRUE(strstr(r, "fork-events") == NULL);	/* not offered */
+	n = (size_t)snprintf(want, sizeof(want), "T05exec:");
+	for (i = 0; real[i] && n + 3 < sizeof(want); i++)
+		n += (size_t)snprintf(want + n, sizeof(want) - n, "%02x",
+				      (unsigned char)real[i]);
+	snprintf(want + n, sizeof(want) - n, ";");
+	r = ask(&s, "vCont;c");
+	EXPECT_TRUE(!strncmp(r, want, strlen(want)));
+	EXPECT_TRUE(strstr(r, ";thread:") != NULL);
+	/* On to the end: the new image exits with 4. */
+	EXPECT_STREQ(ask(&s, "vCont;c"), "W04");
+	stop(&s);
+	free(real);
+	free(path);
 }
 
 /* Bad command lines: one line on stderr, exit code 2 (usage) or 1. */

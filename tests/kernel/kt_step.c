@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -160,4 +161,31 @@ void kt_run_end(struct kt_run *r)
 const struct ptbts_record *kt_run_recs(const struct kt_run *r)
 {
 	return r->buf;
+}
+
+/* The kernel's struct sigaction of x86-64 (rt_sigaction's layout). */
+struct ksigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+int kt_sig_install(int sig)
+{
+	struct ksigaction sa = {
+		.handler = (void *)kt_sig_handler,
+		.flags = 0x04000000,	/* SA_RESTORER */
+		.restorer = (void *)kt_sig_restorer,
+	};
+
+	return syscall(SYS_rt_sigaction, sig, &sa, NULL, 8) ? -1 : 0;
+}
+
+void kt_sig_child(long arg)
+{
+	(void)arg;
+	if (kt_sig_install(SIGUSR1))
+		_exit(92);
+	kt_seq_sig();
 }

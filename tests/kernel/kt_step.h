@@ -86,4 +86,12 @@ int kt_run_finish(struct kt_run *r);
 void kt_run_end(struct kt_run *r);
 const struct ptbts_record *kt_run_recs(const struct kt_run *r);
 
+/*
+ * kt_sig_handler for @sig, returning through kt_sig_restorer (rt_sigaction
+ * with SA_RESTORER, as kt_seq.S's records expect); 0 or -1.
+ */
+int kt_sig_install(int sig);
+/* A kt_run child: kt_sig_install(SIGUSR1) (or exit 92), then kt_seq_sig(). */
+void kt_sig_child(long arg);
+
 #endif /* KT_STEP_H */

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/ptrace.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -97,27 +97,6 @@ TEST(step, ptrace_stop_and_cont_mid_trace)
 	EXPECT_EQ(kt_pinned(), 0);
 }
 
-struct ksigaction {
-	void *handler;
-	unsigned long flags;
-	void *restorer;
-	uint64_t mask;
-};
-
-static void seq_sig_child(long arg)
-{
-	struct ksigaction sa = {
-		.handler = (void *)kt_sig_handler,
-		.flags = 0x04000000,	/* SA_RESTORER */
-		.restorer = (void *)kt_sig_restorer,
-	};
-
-	(void)arg;
-	if (syscall(SYS_rt_sigaction, SIGUSR1, &sa, NULL, 8))
-		_exit(92);
-	kt_seq_sig();
-}
-
 /* Signal delivery and sigreturn give their asynchronous records. */
 TEST(step, signal_and_sigreturn_records)
 {
@@ -132,7 +111,7 @@ TEST(step, signal_and_sigreturn_records)
 	struct kt_run r;
 	int st;
 
-	ASSERT_EQ(kt_run_start(&r, seq_sig_child, 0, KT_PAGE, PTBTS_MODE_RING, 0), 0);
+	ASSERT_EQ(kt_run_start(&r, kt_sig_child, 0, KT_PAGE, PTBTS_MODE_RING, 0), 0);
 	st = kt_run_finish(&r);
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	EXPECT_EQ(r.st.head, sizeof(want));

@@ -53,32 +53,6 @@ TEST(step_edges, popf_ends_with_gap_marker)
 	EXPECT_EQ(kt_pinned(), 0);
 }
 
-struct ksigaction {
-	void *handler;
-	unsigned long flags;
-	void *restorer;
-	uint64_t mask;
-};
-
-static int set_handler(int sig)
-{
-	struct ksigaction sa = {
-		.handler = (void *)kt_sig_handler,
-		.flags = 0x04000000,	/* SA_RESTORER */
-		.restorer = (void *)kt_sig_restorer,
-	};
-
-	return (int)syscall(SYS_rt_sigaction, sig, &sa, NULL, 8);
-}
-
-static void sig_child(long arg)
-{
-	(void)arg;
-	if (set_handler(SIGUSR1))
-		_exit(92);
-	kt_seq_sig();
-}
-
 /* At rt_sigreturn's entry stop, the frame's pc becomes @to. */
 static int run_poking_sigreturn(pid_t pid, uint64_t to, int *pokes)
 {
@@ -131,7 +105,7 @@ TEST(step_edges, sigreturn_record_names_the_restored_pc)
 	struct kt_run r;
 	int st, pokes = 0;
 
-	ASSERT_EQ(kt_run_start(&r, sig_child, 0, KT_PAGE, PTBTS_MODE_RING, 0), 0);
+	ASSERT_EQ(kt_run_start(&r, kt_sig_child, 0, KT_PAGE, PTBTS_MODE_RING, 0), 0);
 	st = run_poking_sigreturn(r.pid, KT_ADDR(kt_sig_alt), &pokes);
 	EXPECT_EQ(pokes, 1);
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
@@ -161,7 +135,7 @@ static int until_running(int fd, pid_t pid)
 static void pause_child(long arg)
 {
 	(void)arg;
-	if (set_handler(SIGUSR1))
+	if (kt_sig_install(SIGUSR1))
 		_exit(92);
 	kt_seq_pause();
 }

@@ -3,9 +3,10 @@
  * The oracle for 32-bit programs (issue 9, item 5): qemu-i386's instruction
  * log, decoded with Zydis in legacy 32-bit mode, against `btrace dump
  * --raw` of a ptrace-step recording of the same i386 program on the 64-bit
- * kernel.  i386-oracle (static, no libc) is compared whole; i386-libc
- * (oracle-libc built -m32) inside its own functions, as offsets from its
- * load address.
+ * kernel, by branch stops (the default; tests/e2e/test_i386_fast.c checks
+ * them against the single-step reference).  i386-oracle (static, no libc)
+ * is compared whole; i386-libc (oracle-libc built -m32) inside its own
+ * functions, as offsets from its load address.
  */
 #include <stdio.h>
 #include <stdlib.h>

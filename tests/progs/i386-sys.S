@@ -9,6 +9,8 @@
  * Static, no libc, not PIE: its labels are its run-time addresses.  The
  * first line is "label kernel_vsyscall 0xADDR" (AT_SYSINFO); it exits 0.
  */
+#include "i386-asm.h"
+
 #define SIGUSR1		10
 #define SIGUSR2		12
 #define SA_SIGINFO	4		/* the rt frame; without it, the old one */
@@ -36,6 +38,7 @@ _start:
 	jmp	2b
 3:	mov	4(%esi), %eax
 	mov	%eax, vsys
+	mov	%eax, %edx
 	call	print_vsys
 	.globl	main_call
 main_call:
@@ -43,36 +46,11 @@ main_call:
 	.globl	main_resume
 main_resume:
 	mov	%eax, %ebx
-	mov	$1, %eax		/* exit */
-	int	$0x80
-fail_exit:
-	mov	$1, %ebx
-	mov	$1, %eax
-	int	$0x80
+	EXIT_TAIL
 	.size	_start, . - _start
 
-/* Writes "label kernel_vsyscall 0x%08x\n" with the address in vsys. */
-	.type	print_vsys, @function
-print_vsys:
-	push	%ebx
-	mov	vsys, %edx
-	mov	$line_hex + 7, %edi
-	mov	$8, %ecx
-1:	mov	%edx, %eax
-	and	$15, %eax
-	movb	hexdigits(%eax), %al
-	movb	%al, (%edi)
-	dec	%edi
-	shr	$4, %edx
-	loop	1b
-	mov	$4, %eax		/* write */
-	mov	$1, %ebx
-	mov	$line, %ecx
-	mov	$(line_end - line), %edx
-	int	$0x80
-	pop	%ebx
-	ret
-	.size	print_vsys, . - print_vsys
+/* "label kernel_vsyscall 0x%08x\n" with the address in %edx. */
+	PRINT_LABEL_FUNC print_vsys, kernel_vsyscall
 
 	.globl	main
 	.type	main, @function
@@ -181,10 +159,6 @@ old_restorer_int:
 	int	$0x80
 	.size	old_restorer, . - old_restorer
 
-	.section .rodata
-hexdigits:
-	.ascii	"0123456789abcdef"
-
 	.data
 	.balign	4
 act_rt:					/* struct sigaction (rt) */
@@ -193,11 +167,6 @@ act_old:				/* struct old_sigaction */
 	.long	usr_handler, 0, SA_RESTORER, old_restorer
 act_vdso:
 	.long	usr_handler, SA_SIGINFO, 0, 0, 0
-line:
-	.ascii	"label kernel_vsyscall 0x"
-line_hex:
-	.ascii	"00000000\n"
-line_end:
 
 	.bss
 	.balign	4

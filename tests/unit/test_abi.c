@@ -31,6 +31,8 @@ TEST(abi, record_is_24_bytes)
 	EXPECT_EQ(sizeof(struct ptbts_config) % 8, (size_t)0);
 	EXPECT_EQ(sizeof(struct ptbts_status) % 8, (size_t)0);
 	EXPECT_EQ(sizeof(struct ptbts_caps) % 8, (size_t)0);
+	EXPECT_EQ(sizeof(struct ptbts_percpu_config), (size_t)PTBTS_PERCPU_CONFIG_SIZE_VER0);
+	EXPECT_EQ(sizeof(struct ptbts_percpu_status) % 8, (size_t)0);
 }
 
 TEST(abi, ioctls_do_not_encode_sizes)
@@ -39,6 +41,8 @@ TEST(abi, ioctls_do_not_encode_sizes)
 	EXPECT_EQ(_IOC_SIZE(PTBTS_IOC_STATUS), 0u);
 	EXPECT_EQ(_IOC_SIZE(PTBTS_IOC_CAPS), 0u);
 	EXPECT_EQ(_IOC_SIZE(PTBTS_IOC_ACK), 0u);
+	EXPECT_EQ(_IOC_SIZE(PTBTS_IOC_PERCPU_START), 0u);
+	EXPECT_EQ(_IOC_SIZE(PTBTS_IOC_PERCPU_STATUS), 0u);
 }
 
 TEST(abi, kinds_live_in_the_software_half)

@@ -13,6 +13,7 @@
  *		      thresholds, wraps, lost records (RING/STOP/BLOCK)
  *	ds_task.c     a traced thread's time slice: sched-in, sched-out, PMI
  *	ds_percpu.c   the per-CPU mode: start/stop all or none, CPU hotplug
+ *	ds_pebs_event.c  the PEBS event and its period (counter reset)
  *
  * Facts are from the Intel SDM vol. 3B ("Debug Store (DS) Mechanism") and
  * ../../../shared research notes; nothing here has yet run on a CPU with
@@ -323,12 +324,17 @@ int ds_task_pmi(const struct ds_ops *ops, struct ds_task *t, u64 tail,
 
 /**
  * struct ds_percpu_ops - one CPU of a per-CPU session
- * @ctx:   passed back
- * @start: on @cpu, begin recording into its region (0 or -errno)
- * @stop:  on @cpu, end recording and take its records in
+ * @ctx:     passed back
+ * @alloc:   give @cpu its region (kernel memory) and DS state, not yet
+ *           recording (0 or -errno); NULL: nothing to allocate
+ * @release: free what @alloc gave @cpu (it is not recording)
+ * @start:   on @cpu, begin recording into its region (0 or -errno)
+ * @stop:    on @cpu, end recording and take its records in
  */
 struct ds_percpu_ops {
 	void *ctx;
+	int (*alloc)(void *ctx, unsigned int cpu);
+	void (*release)(void *ctx, unsigned int cpu);
 	int (*start)(void *ctx, unsigned int cpu);
 	void (*stop)(void *ctx, unsigned int cpu);
 };
@@ -337,6 +343,7 @@ struct ds_percpu_ops {
  * struct ds_percpu - a per-CPU session's CPUs
  * @ops:     how to start and stop one
  * @want:    the CPUs asked for
+ * @have:    the CPUs with a region (@alloc done, @release not yet)
  * @on:      the CPUs recording
  * @left:    CPUs that went offline while it ran (flushed)
  * @failed:  CPUs that came online and could not join
@@ -345,6 +352,7 @@ struct ds_percpu_ops {
 struct ds_percpu {
 	const struct ds_percpu_ops *ops;
 	u64 want;
+	u64 have;
 	u64 on;
 	u64 left;
 	u64 failed;
@@ -356,7 +364,12 @@ void ds_percpu_init(struct ds_percpu *s, const struct ds_percpu_ops *ops,
 		    u64 want);
 int ds_percpu_start(struct ds_percpu *s, u64 online);
 void ds_percpu_stop(struct ds_percpu *s);
+void ds_percpu_release(struct ds_percpu *s);
 int ds_percpu_online(struct ds_percpu *s, unsigned int cpu);
 void ds_percpu_offline(struct ds_percpu *s, unsigned int cpu);
+
+/* ds_pebs_event.c */
+int ds_pebs_event_check(u64 event, u64 period);
+void ds_task_pebs_event(struct ds_task *t, u64 event, u64 period, bool kernel);
 
 #endif /* PTBTS_DS_H */

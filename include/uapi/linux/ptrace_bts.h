@@ -18,6 +18,13 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
+/*
+ * Changes only when an old caller could misread the new module.  Growth
+ * that an old module refuses cleanly keeps it: new ioctls (-ENOTTY from a
+ * module without them), new flag bits and new fields at a struct's end
+ * (-EINVAL or -E2BIG when set).  The per-CPU mode and the PEBS event came
+ * that way, in version 1.
+ */
 #define PTBTS_ABI_VERSION	1
 #define PTBTS_DEVICE		"/dev/ptrace_bts"
 
@@ -205,9 +212,17 @@ enum ptbts_unavail {
  *               buffer
  * @buffer2:     the second region (PEBS), or 0
  * @buffer2_size: bytes of the second region, or 0
- * @flags:       reserved, 0
+ * @flags:       %PTBTS_CONFIG_* bits; others reserved, 0
  * @__reserved0: reserved, 0
  * @__reserved:  reserved, 0
+ * @pebs_event:  with %PTBTS_CONFIG_PEBS_EVENT (kmod-pebs only): the event
+ *               PEBS samples, as IA32_PERFEVTSEL's event select (bits 0-7,
+ *               not 0) and unit mask (bits 8-15); no other bit.  Else 0
+ * @pebs_period: with %PTBTS_CONFIG_PEBS_EVENT: one PEBS record every
+ *               @pebs_period events, 1 to %PTBTS_PEBS_PERIOD_MAX.  Else 0
+ *
+ * Without %PTBTS_CONFIG_PEBS_EVENT, kmod-pebs samples
+ * %PTBTS_PEBS_EVENT_BRANCHES every %PTBTS_PEBS_PERIOD_DEFAULT events.
  */
 struct ptbts_config {
 	__u32 size;
@@ -222,7 +237,25 @@ struct ptbts_config {
 	__u32 flags;
 	__u32 __reserved0;
 	__u64 __reserved[4];
+	__u64 pebs_event;
+	__u64 pebs_period;
 };
+
+/*
+ * &struct ptbts_config.flags: @pebs_event and @pebs_period are given.  A
+ * module that predates them refuses the flag (-EINVAL), as it refuses
+ * every reserved bit.
+ */
+#define PTBTS_CONFIG_PEBS_EVENT		(1U << 0)
+
+/* BR_INST_RETIRED.ALL_BRANCHES: event 0xc4, unit mask 0 (precise). */
+#define PTBTS_PEBS_EVENT_BRANCHES	0x00c4ULL
+#define PTBTS_PEBS_PERIOD_DEFAULT	1000ULL
+/*
+ * A counter written through its legacy MSR takes 32 bits, sign-extended:
+ * -@pebs_period must be negative as a 32-bit number.
+ */
+#define PTBTS_PEBS_PERIOD_MAX		0x7fffffffULL
 
 /**
  * struct ptbts_status - where the producer is (%PTBTS_IOC_STATUS, %PTBTS_IOC_WAIT)
@@ -325,6 +358,93 @@ struct ptbts_caps {
  */
 #define PTBTS_CAPS_HW_UNVERIFIED	(1U << 0)
 
+/**
+ * struct ptbts_percpu_config - start the per-CPU mode (%PTBTS_IOC_PERCPU_START)
+ * @size:        sizeof(struct ptbts_percpu_config) as the caller knows it
+ * @mode:        %PTBTS_MODE_RING or %PTBTS_MODE_STOP (a CPU cannot be
+ *               made to wait for a reader: no %PTBTS_MODE_BLOCK)
+ * @cpus:        the CPUs to record on: bit n is CPU n (n < 64), each a
+ *               possible CPU; those offline now join when they come online
+ * @buffer_size: bytes of the kernel buffer of each CPU, a multiple of the
+ *               page size, at most %PTBTS_PERCPU_BUFFER_MAX; it holds
+ *               floor(@buffer_size / 24) records
+ * @flags:       reserved, 0
+ * @unavail:     out: when the start is refused because the mode cannot
+ *               record here (-EOPNOTSUPP, -EPERM), the &enum ptbts_unavail
+ *               reason, the first in the header's order; else 0 (its value
+ *               on input is ignored)
+ * @__reserved:  reserved, 0
+ *
+ * The per-CPU mode records kernel and user branches of everything that
+ * runs on the CPUs into buffers the module allocates, one per CPU: the one
+ * place where kernel buffers are used, and the one where records carry
+ * kernel addresses, so it needs CAP_PERFMON or CAP_SYS_ADMIN.  The session
+ * maps each CPU's buffer read-only with mmap() of the session fd, at the
+ * offset that %PTBTS_IOC_PERCPU_STATUS gives (CPU n's buffer starts at
+ * n * @buffer_size); a writable mapping is refused (-EPERM) and a
+ * read-only one cannot be made writable.  The buffers live until the next
+ * start or the session's close (a mapping keeps its pages until unmapped).
+ */
+struct ptbts_percpu_config {
+	__u32 size;
+	__u32 mode;
+	__u64 cpus;
+	__u64 buffer_size;
+	__u32 flags;
+	__u32 unavail;
+	__u64 __reserved[4];
+};
+
+#define PTBTS_PERCPU_BUFFER_MAX	(64ULL << 20)	/* bytes per CPU */
+
+/**
+ * enum ptbts_percpu_state - one CPU of the per-CPU mode
+ * @PTBTS_PERCPU_OFF:       not asked for, or no per-CPU mode was started
+ * @PTBTS_PERCPU_RECORDING: recording
+ * @PTBTS_PERCPU_WAITING:   asked for, offline since the start: it joins
+ *                          when it comes online
+ * @PTBTS_PERCPU_LEFT:      went offline while recording: its records up to
+ *                          then are in its buffer, which stays readable
+ * @PTBTS_PERCPU_FAILED:    came online and could not join (no memory,
+ *                          another user of BTS on it)
+ * @PTBTS_PERCPU_STOPPED:   recorded until %PTBTS_IOC_PERCPU_STOP
+ */
+enum ptbts_percpu_state {
+	PTBTS_PERCPU_OFF	= 0,
+	PTBTS_PERCPU_RECORDING	= 1,
+	PTBTS_PERCPU_WAITING	= 2,
+	PTBTS_PERCPU_LEFT	= 3,
+	PTBTS_PERCPU_FAILED	= 4,
+	PTBTS_PERCPU_STOPPED	= 5,
+};
+
+/**
+ * struct ptbts_percpu_status - one CPU's position (%PTBTS_IOC_PERCPU_STATUS)
+ * @size:        sizeof(struct ptbts_percpu_status) as the caller knows it
+ * @cpu:         in: the CPU asked about
+ * @state:       &enum ptbts_percpu_state
+ * @__pad:       0
+ * @head:        byte offset in the CPU's buffer where the next record
+ *               will land (what the hardware stored up to the call)
+ * @wraps:       how many times @head went back to 0
+ * @lost:        records not written (%PTBTS_MODE_STOP once full)
+ * @offset:      the mmap() offset of the CPU's buffer
+ * @buffer_size: its bytes (0 while it has none)
+ * @__reserved:  reserved, 0
+ */
+struct ptbts_percpu_status {
+	__u32 size;
+	__u32 cpu;
+	__u32 state;
+	__u32 __pad;
+	__u64 head;
+	__u64 wraps;
+	__u64 lost;
+	__u64 offset;
+	__u64 buffer_size;
+	__u64 __reserved[2];
+};
+
 /*
  * The smallest @size the kernel takes for each struct: a caller's struct is
  * never smaller than its first version (shorter sizes are -EINVAL, sizes
@@ -334,6 +454,8 @@ struct ptbts_caps {
 #define PTBTS_STATUS_SIZE_VER0	40	/* up to @lost */
 #define PTBTS_ACK_SIZE_VER0	16	/* up to @tail */
 #define PTBTS_CAPS_SIZE_VER0	8	/* up to @abi_version */
+#define PTBTS_PERCPU_CONFIG_SIZE_VER0	64	/* the whole first version */
+#define PTBTS_PERCPU_STATUS_SIZE_VER0	56	/* up to @buffer_size */
 
 /*
  * ioctls on a session fd from open(PTBTS_DEVICE).  Sizes travel inside the
@@ -365,6 +487,23 @@ struct ptbts_caps {
  *           -EINTR   a signal arrived first
  *   ACK     -EINVAL  a reserved field set, @tail below the last one or
  *                    beyond the records written
+ *   PERCPU_START  -EINVAL  a reserved field or flag set, a mode other than
+ *                    RING or STOP, no CPU or one that is not possible, a
+ *                    buffer size that is 0, not whole pages or too big
+ *           -EOPNOTSUPP  the mode cannot record here (@unavail says why)
+ *           -EPERM   no CAP_PERFMON or CAP_SYS_ADMIN (@unavail NO_CAP)
+ *           -EBUSY   the session's per-CPU mode runs already; or another
+ *                    user of BTS on a CPU (nothing is left started)
+ *           -ENODEV  none of the CPUs is online
+ *           -ENOMEM  a CPU's buffer could not be allocated (nothing is
+ *                    left allocated)
+ *           -EIO     an MSR faulted on a CPU (nothing is left started)
+ *   PERCPU_STOP  -ENODEV  the per-CPU mode is not running
+ *   PERCPU_STATUS  -EINVAL  a reserved field set, a CPU past 63
+ *           -ENODEV  no per-CPU mode was started in this session
+ *   mmap()  -EPERM   a writable mapping (PROT_WRITE)
+ *           -EINVAL  not a whole part of one CPU's buffer
+ *           -ENODEV  no buffer at that offset
  *
  * poll() on the session fd: EPOLLIN while any attached thread is ready as
  * for WAIT.  It wakes when a thread's unread records reach its threshold
@@ -378,5 +517,8 @@ struct ptbts_caps {
 #define PTBTS_IOC_STATUS	_IO(PTBTS_IOC_MAGIC, 0x03) /* struct ptbts_status * */
 #define PTBTS_IOC_WAIT		_IO(PTBTS_IOC_MAGIC, 0x04) /* struct ptbts_status * */
 #define PTBTS_IOC_ACK		_IO(PTBTS_IOC_MAGIC, 0x05) /* struct ptbts_ack * */
+#define PTBTS_IOC_PERCPU_START	_IO(PTBTS_IOC_MAGIC, 0x06) /* struct ptbts_percpu_config * */
+#define PTBTS_IOC_PERCPU_STOP	_IO(PTBTS_IOC_MAGIC, 0x07) /* no argument */
+#define PTBTS_IOC_PERCPU_STATUS	_IO(PTBTS_IOC_MAGIC, 0x08) /* struct ptbts_percpu_status * */
 
 #endif /* _UAPI_LINUX_PTRACE_BTS_H */
