@@ -39,7 +39,9 @@ KBUILD_ARGS = -C $(KDIR) M=$(abspath $(KMOD_DIR)) O= \
 KCACHE     := build/kernel-cache
 
 KGUEST     := $(O)/kguest
-KGUEST_SRC := $(sort $(wildcard tests/kernel/*.c tests/kernel/*.S))
+# tests/gdb/rsp_client.c: the raw gdb-protocol client, shared with the host.
+KGUEST_SRC := $(sort $(wildcard tests/kernel/*.c tests/kernel/*.S)) \
+	      tests/gdb/rsp_client.c
 KGUEST_HAR := $(sort $(wildcard tests/harness/*.c)) $(wildcard tests/harness/*.cc)
 KGUEST_OBJ := $(patsubst %,$(KGUEST)/obj/%.o,$(basename $(KGUEST_SRC) $(KGUEST_HAR)))
 KGUEST_BIN := $(KGUEST)/kernel-tests
@@ -48,7 +50,7 @@ KGUEST_IMG := $(KGUEST)/initramfs.cpio
 # Static (the guest has no libc), so UBSan only: ASan cannot be static.
 KGUEST_SAN := -fsanitize=undefined -fno-sanitize-recover=all
 KGUEST_CFLAGS := -O2 -g -std=gnu11 $(WARN) $(KGUEST_SAN) -D_GNU_SOURCE \
-	-Iinclude/uapi -Itests/harness -Itests/kernel \
+	-Iinclude/uapi -Itests/harness -Itests/kernel -Itests/gdb \
 	-DBTS_BUILD_DIR='"/"' -DBTS_SRC_DIR='"/"'
 KGUEST_CXXFLAGS := -O2 -g -std=gnu++17 -Wall -Wextra -Werror $(KGUEST_SAN) \
 	-Itests/harness
@@ -122,10 +124,12 @@ KGUEST_PROGS := static-oracle seq-flow threads-count cli-loop session-stop \
 KGUEST_M32   := $(KGUEST)/tracer32
 KGUEST_BENCH := $(KGUEST)/kbench
 KGUEST_BT    := $(if $(SAN),$(KGUEST)/bt/btrace,$(BTRACE))
+KGUEST_PLIB  := $(KGUEST)/percpu-lib
 KGUEST_EXTRA := $(KGUEST_BT) $(KGUEST_PROGS:%=$(O)/progs/%) $(KGUEST_M32) \
-		$(KMOD_TEST) \
+		$(KMOD_TEST) $(KGUEST_PLIB) \
 		$(KGUEST_BENCH)
 KGUEST_PUT   := $(KGUEST_BT)=btrace $(KMOD_TEST)=ptrace_bts-test.ko \
+		$(KGUEST_PLIB)=percpu-lib \
 		$(foreach p,$(KGUEST_PROGS),$(O)/progs/$(p)=progs/$(p)) \
 		$(KGUEST_M32)=tracer32 $(KGUEST_BENCH)=kbench
 
@@ -139,6 +143,18 @@ $(KGUEST_M32): tests/kernel/m32/tracer32.c include/uapi/linux/ptrace_bts.h
 	$(if $(Q),@echo "  CC [m32] $@")
 	$(Q)$(CC) -m32 -static -O2 -g -std=gnu11 $(WARN) -D_GNU_SOURCE \
 		-Iinclude/uapi -o $@ $<
+
+# A client of libbts's per-CPU API, linked with libbts.a as btrace is
+# (never ASan's, like the guest's btrace: in a SAN=1 build, the libbts.a
+# its plain build made, no second make in that directory at the same time).
+KGUEST_LIBA := $(if $(SAN),$(KGUEST)/bt/libbts.a,$(LIB_A))
+$(KGUEST)/bt/libbts.a: $(KGUEST)/bt/btrace ;
+
+$(KGUEST_PLIB): tests/kernel/libbts/percpu-lib.c $(KGUEST_LIBA)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC [guest] $@")
+	$(Q)$(CC) -O2 -g -std=gnu11 $(WARN) -D_GNU_SOURCE -Ilibbts/include \
+		-Iinclude/uapi -o $@ $< $(KGUEST_LIBA) $(LIBS)
 
 $(KGUEST_BENCH): tests/kernel/bench/kbench.c
 	@mkdir -p $(dir $@)

@@ -39,11 +39,16 @@ PROGS := $(PROG_C_SRC:tests/progs/%.c=$(O)/progs/%) \
 	 $(basename $(PROG_ST_SRC:tests/progs/%=$(O)/progs/%)) \
 	 $(PROG_LIB_SRC:tests/progs/%.c=$(O)/progs/%.so)
 
+# The headers the assembly sources include (label-asm.h, static-asm.h,
+# i386-asm.h): a change to one rebuilds every program with assembly.
+PROG_ASM_H := $(wildcard tests/progs/*.h)
+
 .SECONDEXPANSION:
-$(O)/progs/%: tests/progs/%.c $$(wildcard tests/progs/%-asm.S)
+$(O)/progs/%: tests/progs/%.c $$(wildcard tests/progs/%-asm.S) \
+		$$(if $$(wildcard tests/progs/%-asm.S),$(PROG_ASM_H))
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  PROG    $@")
-	$(Q)$(CC) $(PROG_CFLAGS) -o $@ $^
+	$(Q)$(CC) $(PROG_CFLAGS) -o $@ $(filter %.c %.S,$^)
 
 # tests/progs/libNAME.c: shared libraries; sym-NAME programs link
 # libsymlib.so and find it beside them.
@@ -57,7 +62,7 @@ $(O)/progs/sym-%: tests/progs/sym-%.c $(O)/progs/libsymlib.so
 	$(if $(Q),@echo "  PROG    $@")
 	$(Q)$(CC) $(PROG_CFLAGS) -o $@ $< -L$(O)/progs -lsymlib -Wl,-rpath,'$$ORIGIN'
 
-$(O)/progs/static-%: tests/progs/static-%.S
+$(O)/progs/static-%: tests/progs/static-%.S $(PROG_ASM_H)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  PROG    $@")
 	$(Q)$(CC) -g -static -nostdlib -no-pie -o $@ $<
@@ -69,7 +74,7 @@ $(O)/progs/static-%: tests/progs/static-%.c
 
 # tests/progs/i386-NAME.S: static 32-bit programs without libc;
 # i386-NAME.c: dynamic 32-bit programs with the i386 libc (gcc-multilib).
-$(O)/progs/i386-%: tests/progs/i386-%.S
+$(O)/progs/i386-%: tests/progs/i386-%.S $(PROG_ASM_H)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  PROG    $@")
 	$(Q)$(CC) -m32 -g -static -nostdlib -no-pie -o $@ $<

@@ -7,7 +7,8 @@
  * the header's order (the first reason is written back in @unavail), and
  * only then allocates: one kernel buffer per CPU, all or none
  * (ds_percpu_start()).  PERCPU_STOP ends recording; the buffers stay
- * readable until the next start or the session's close.  PERCPU_STATUS
+ * readable until the next start or the session's close (a next start
+ * while one is mapped is -EBUSY: its pages must not outlive their charge).  PERCPU_STATUS
  * gives one CPU's position; mmap() of the session fd maps one CPU's
  * buffer, read-only: the pages are the kernel's, written by the CPU and by
  * the module (markers, the bounce copies of ds_win.c), and no process may
@@ -104,10 +105,15 @@ static int ptbts_percpu_run(struct ptbts_session *s,
 	if (!p)
 		goto unlock;
 	err = -EBUSY;
-	if (p->st.running)
-		goto unlock;
-	/* The last run's buffers: a mapping keeps its pages. */
+	/*
+	 * The last run's buffers are freed and refunded here: while one is
+	 * mapped its pages would live on uncharged (percpu_hw.c).  They stay
+	 * as they are, readable.
+	 */
+	if (p->st.running || atomic_read(&p->mapped))
+		goto keep;
 	ds_percpu_release(&p->st);
+	ptbts_percpu_set_owner(p);
 	p->mode = c->mode;
 	p->size = c->buffer_size;
 	ds_percpu_init(&p->st, &p->ops, c->cpus);
@@ -123,6 +129,7 @@ unlock:
 	/* A failed start leaves no mode: STATUS and mmap() say -ENODEV. */
 	if (err && p && !p->st.running)
 		p->size = 0;
+keep:
 	mutex_unlock(&ptbts_percpu_lock);
 	cpus_read_unlock();
 	return err;
@@ -272,12 +279,37 @@ long ptbts_ioctl_percpu_status(struct ptbts_session *s, void __user *uarg)
 	return ptbts_copy_out(uarg, usize, &st, sizeof(st));
 }
 
+/*
+ * The mappings are counted, so that a new start does not free buffers
+ * that are still mapped.  The session (@p) outlives them: each mapping
+ * holds the session's file.
+ */
+static void ptbts_percpu_vm_open(struct vm_area_struct *vma)
+{
+	struct ptbts_percpu *p = vma->vm_private_data;
+
+	atomic_inc(&p->mapped);
+}
+
+static void ptbts_percpu_vm_close(struct vm_area_struct *vma)
+{
+	struct ptbts_percpu *p = vma->vm_private_data;
+
+	atomic_dec(&p->mapped);
+}
+
+static const struct vm_operations_struct ptbts_percpu_vm_ops = {
+	.open	= ptbts_percpu_vm_open,
+	.close	= ptbts_percpu_vm_close,
+};
+
 /* The buffer behind @vma, or an errno; ptbts_percpu_lock held. */
 static int ptbts_percpu_map(struct ptbts_percpu *p, struct vm_area_struct *vma)
 {
 	unsigned long len = vma->vm_end - vma->vm_start;
 	unsigned long pages = p->size >> PAGE_SHIFT;
 	unsigned long cpu, first;
+	int err;
 
 	if (!pages || vma->vm_pgoff >= pages * DS_PERCPU_MAX)
 		return -ENODEV;
@@ -287,7 +319,13 @@ static int ptbts_percpu_map(struct ptbts_percpu *p, struct vm_area_struct *vma)
 		return -ENODEV;
 	if (len > (pages - first) << PAGE_SHIFT)
 		return -EINVAL;
-	return remap_vmalloc_range(vma, p->cpu[cpu]->buf, first);
+	err = remap_vmalloc_range(vma, p->cpu[cpu]->buf, first);
+	if (err)
+		return err;
+	vma->vm_private_data = p;
+	vma->vm_ops = &ptbts_percpu_vm_ops;
+	ptbts_percpu_vm_open(vma);
+	return 0;
 }
 
 /**
@@ -336,6 +374,9 @@ void ptbts_percpu_end(struct ptbts_session *s)
 	s->percpu = NULL;
 	mutex_unlock(&ptbts_percpu_lock);
 	cpus_read_unlock();
+	/* Every buffer is refunded: the owner's mm is no longer needed. */
+	if (p->mm)
+		mmdrop(p->mm);
 	kfree(p);
 }
 

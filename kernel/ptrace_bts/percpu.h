@@ -15,6 +15,7 @@
 #ifndef PTBTS_PERCPU_H
 #define PTBTS_PERCPU_H
 
+#include <linux/atomic.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -26,6 +27,7 @@
  * @ds:       the DS state of its recording (one "thread" that is the CPU)
  * @buf:      the buffer, vmalloc_user() memory: mapped into the tracer
  * @nr_pages: its pages
+ * @charged:  pages charged to the owner's pinned memory for it (percpu_hw.c)
  * @scratch:  the DS code's scratch records
  * @own_area: a DS area for when perf installed none on the CPU
  * @count:    records written, as of the last flush (status)
@@ -35,6 +37,7 @@ struct ptbts_pcpu {
 	struct ds_task ds;
 	void *buf;
 	unsigned long nr_pages;
+	unsigned long charged;
 	u8 *scratch;
 	struct ds_area *own_area;
 	u64 count;
@@ -49,6 +52,11 @@ struct ptbts_pcpu {
  * @mode:  %PTBTS_MODE_RING or %PTBTS_MODE_STOP
  * @size:  bytes of each CPU's buffer
  * @nmi:   holds a reference on the threshold PMI handler
+ * @mm:    the owner's mm, the buffers charged to it (mmgrab()ed); set at
+ *         a start, while no buffer is held
+ * @lock_limit:  the owner's RLIMIT_MEMLOCK in pages, as of the start
+ * @lock_bypass: the owner had CAP_IPC_LOCK at the start: no limit
+ * @mapped: mappings of the buffers (vm_ops open and close, percpu.c)
  * @cpu:   the CPUs' buffers, NULL where none
  *
  * Everything is under ptbts_percpu_lock, taken inside cpus_read_lock()
@@ -62,6 +70,10 @@ struct ptbts_percpu {
 	u32 mode;
 	u64 size;
 	bool nmi;
+	struct mm_struct *mm;
+	unsigned long lock_limit;
+	bool lock_bypass;
+	atomic_t mapped;
 	struct ptbts_pcpu *cpu[DS_PERCPU_MAX];
 };
 
@@ -92,6 +104,7 @@ static inline int ptbts_percpu_test_alloc(unsigned int cpu)
 
 /* percpu_hw.c */
 void ptbts_percpu_ops_init(struct ptbts_percpu *p);
+void ptbts_percpu_set_owner(struct ptbts_percpu *p);
 int ptbts_percpu_nmi_get(void);
 void ptbts_percpu_nmi_put(void);
 void ptbts_percpu_flush(struct ptbts_percpu *p, unsigned int cpu);

@@ -38,4 +38,30 @@ void gdb_expect_out(const struct harness_cmd *cmd, const char *text);
 /* Waits (up to 10 s) until process @pid is gone; true when it is. */
 bool gdb_wait_gone(pid_t pid);
 
+/*
+ * A gdb command that prints where the replay of the sequence at seq_run
+ * stands: "@@pos N OFFSET" (OFFSET from seq_run), or "@@pos end OFFSET"
+ * when live.
+ */
+#define GDB_PY_WHERE							\
+	"python p = gdb.current_recording().replay_position; "		\
+	"print('@@pos', p.number if p else 'end', "			\
+	"int(gdb.parse_and_eval('$pc')) - "				\
+	"int(gdb.parse_and_eval('(long)&seq_run')))"
+
+/*
+ * The walk through a recorded sequence that the reverse / record goto
+ * tests share, from a stop at its end: seven GDB_PY_WHERE lines, live,
+ * then after reverse-stepi, reverse-stepi 4, record goto begin, stepi 2,
+ * record goto 8 and record goto end.
+ */
+#define GDB_GOTO_WALK							\
+	GDB_PY_WHERE,							\
+	"reverse-stepi", GDB_PY_WHERE,					\
+	"reverse-stepi 4", GDB_PY_WHERE,				\
+	"record goto begin", GDB_PY_WHERE,				\
+	"stepi 2", GDB_PY_WHERE,					\
+	"record goto 8", GDB_PY_WHERE,					\
+	"record goto end", GDB_PY_WHERE
+
 #endif /* TESTS_GDB_UTIL_H */

@@ -268,24 +268,12 @@ TEST(gdb_i386, seq_history)
 	harness_cmd_free(&cmd);
 }
 
-/* Where the replay stands: "N OFFSET", or "end OFFSET" when live. */
-#define PY_WHERE							\
-	"python p = gdb.current_recording().replay_position; "		\
-	"print('@@pos', p.number if p else 'end', "			\
-	"int(gdb.parse_and_eval('$pc')) - " PY_SEQ_RUN ")"
-
 TEST(gdb_i386, reverse_goto_exit)
 {
 	static const char *const cmds[] = {
 		"break seq_run", "continue", "record btrace bts",
 		"break seq_done", "continue",
-		PY_WHERE,
-		"reverse-stepi", PY_WHERE,
-		"reverse-stepi 4", PY_WHERE,
-		"record goto begin", PY_WHERE,
-		"stepi 2", PY_WHERE,
-		"record goto 8", PY_WHERE,
-		"record goto end", PY_WHERE,
+		GDB_GOTO_WALK,
 		"record stop", "delete", "continue",
 		NULL,
 	};

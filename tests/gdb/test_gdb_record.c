@@ -34,13 +34,6 @@ static const char seq_calls[] =
 	"for f in r.function_call_history)); "				\
 	"print(r.replay_position); print('@@end py')"
 
-/* Where the replay stands: "N OFFSET", or "end OFFSET" when live. */
-#define PY_WHERE							\
-	"python p = gdb.current_recording().replay_position; "		\
-	"print('@@pos', p.number if p else 'end', "			\
-	"int(gdb.parse_and_eval('$pc')) - "				\
-	"int(gdb.parse_and_eval('(long)&seq_run')))"
-
 TEST(gdb_record, seq_history)
 {
 	static const char *const cmds[] = {
@@ -96,13 +89,7 @@ TEST(gdb_record, seq_reverse_goto_stop)
 		"break seq_run", "continue", "record btrace bts",
 		"break seq_done", "continue",
 		"echo @@begin pos\\n",
-		PY_WHERE,
-		"reverse-stepi", PY_WHERE,
-		"reverse-stepi 4", PY_WHERE,
-		"record goto begin", PY_WHERE,
-		"stepi 2", PY_WHERE,
-		"record goto 8", PY_WHERE,
-		"record goto end", PY_WHERE,
+		GDB_GOTO_WALK,
 		"echo @@end pos\\n",
 		"record stop", "delete", "continue",
 		NULL,

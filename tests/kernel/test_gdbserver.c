@@ -12,10 +12,7 @@
  * thread exits, or gdb kills, detaches or goes.
  */
 #include <elf.h>
-#include <errno.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +21,7 @@
 
 #include "harness.h"
 #include "kt.h"
+#include "rsp_client.h"
 
 #define PROG		"static-gdbseq"
 #define PROG_THREADS	"static-gdbthreads"
@@ -114,12 +112,8 @@ static uint64_t L(const char *name)
 /* ------------------------------------------------------------ the stub */
 
 struct stub {
-	pid_t pid;		/* btrace gdbserver */
-	int to, from;		/* its stdin, its stdout */
-	bool noack;
+	struct rsp_client rsp;	/* btrace gdbserver */
 	pid_t tid;		/* the program's main thread */
-	char buf[65536];
-	size_t len;
 	char doc[65536];	/* a qXfer document, all chunks */
 };
 
@@ -151,36 +145,20 @@ static void start_as(struct stub *s, const char *source, const char *prog,
 		     pid_t pid)
 {
 	char *btrace = BTRACE_PATH(), *path = PROG_PATH(prog), spid[16];
-	int in[2], out[2];
+	char *argv[] = { btrace, "gdbserver", "--source", (char *)source,
+			 "--", path, NULL };
 
 	end_left();
-	if (!pid)
+	if (pid) {
+		snprintf(spid, sizeof(spid), "%d", (int)pid);
+		argv[4] = "--attach";
+		argv[5] = spid;
+	} else {
 		load_labels(prog);
-	snprintf(spid, sizeof(spid), "%d", (int)pid);
-	memset(s, 0, sizeof(*s));
-	if (pipe(in) || pipe(out))
-		FAIL("pipe");
-	s->pid = fork();
-	if (s->pid == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[1]);
-		close(out[0]);
-		if (pid)
-			execl(btrace, btrace, "gdbserver", "--source", source,
-			      "--attach", spid, (char *)NULL);
-		else
-			execl(btrace, btrace, "gdbserver", "--source", source,
-			      "--", path, (char *)NULL);
-		_exit(127);
 	}
-	if (s->pid < 0)
-		FAIL("fork: %s", strerror(errno));
-	left = s->pid;
-	close(in[0]);
-	close(out[1]);
-	s->to = in[1];
-	s->from = out[0];
+	memset(s, 0, sizeof(*s));
+	rsp_start(&s->rsp, argv, REPLY_MS);
+	left = s->rsp.pid;
 	free(btrace);
 	free(path);
 }
@@ -190,81 +168,16 @@ static void start(struct stub *s, const char *source, const char *prog)
 	start_as(s, source, prog, 0);
 }
 
-static void put(struct stub *s, const void *p, size_t n)
-{
-	if (write(s->to, p, n) != (ssize_t)n)
-		FAIL("writing to the stub: %s", strerror(errno));
-}
-
-static void send_packet(struct stub *s, const char *payload)
-{
-	unsigned int sum = 0;
-	char tail[4];
-	size_t i;
-
-	for (i = 0; payload[i]; i++)
-		sum += (unsigned char)payload[i];
-	put(s, "$", 1);
-	put(s, payload, strlen(payload));
-	snprintf(tail, sizeof(tail), "#%02x", sum & 0xff);
-	put(s, tail, 3);
-}
-
-static int get(struct stub *s)
-{
-	struct pollfd p = { s->from, POLLIN, 0 };
-	unsigned char c;
-
-	if (poll(&p, 1, REPLY_MS) != 1 || read(s->from, &c, 1) != 1)
-		FAIL("no answer from the stub (after \"%.60s\")", s->buf);
-	return c;
-}
-
-/* The next reply's payload, acks skipped (and given, before no-ack mode). */
-static const char *reply(struct stub *s)
-{
-	int c;
-
-	while ((c = get(s)) != '$')
-		if (c != '+')
-			FAIL("unexpected byte 0x%02x from the stub", c);
-	s->len = 0;
-	while ((c = get(s)) != '#' && s->len < sizeof(s->buf) - 1)
-		s->buf[s->len++] = (char)c;
-	s->buf[s->len] = '\0';
-	get(s);
-	get(s);
-	if (!s->noack)
-		put(s, "+", 1);
-	return s->buf;
-}
-
-static const char *ask(struct stub *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static const char *ask(struct stub *s, const char *fmt, ...)
-{
-	char pkt[8192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(pkt, sizeof(pkt), fmt, ap);
-	va_end(ap);
-	send_packet(s, pkt);
-	return reply(s);
-}
+/* The packet printf(@fmt, ...) to the stub: its reply's payload. */
+#define ask(s, ...)	rsp_ask(&(s)->rsp, __VA_ARGS__)
 
 /* The stub's exit code once its input is closed. */
 static int hang_up(struct stub *s)
 {
-	int status;
+	int code = rsp_hang_up(&s->rsp);
 
-	close(s->to);
-	close(s->from);
-	if (waitpid(s->pid, &status, 0) != s->pid)
-		FAIL("waitpid: %s", strerror(errno));
 	left = 0;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return code;
 }
 
 /* 8 bytes little-endian in hex, as a register in a stop reply. */
@@ -313,10 +226,10 @@ static const char *xfer(struct stub *s, const char *object, const char *annex)
 		r = ask(s, "qXfer:%s:read:%s:%zx,1000", object, annex, n);
 		if (r[0] != 'm' && r[0] != 'l')
 			return r;
-		if (n + s->len >= sizeof(s->doc))
+		if (n + s->rsp.len >= sizeof(s->doc))
 			FAIL("a document over %zu bytes", sizeof(s->doc));
-		memcpy(s->doc + n, r + 1, s->len - 1);
-		n += s->len - 1;
+		memcpy(s->doc + n, r + 1, s->rsp.len - 1);
+		n += s->rsp.len - 1;
 		s->doc[n] = '\0';
 		if (r[0] == 'l')
 			return s->doc;
@@ -380,7 +293,7 @@ static void connect_at(struct stub *s, const char *at)
 			   "qXfer:btrace:read+;qXfer:btrace-conf:read+") != NULL);
 	EXPECT_STREQ(ask(s, "vMustReplyEmpty"), "");
 	EXPECT_STREQ(ask(s, "QStartNoAckMode"), "OK");
-	s->noack = true;
+	s->rsp.noack = true;
 	EXPECT_STREQ(ask(s, "Hg0"), "OK");
 	r = ask(s, "?");
 	if (strncmp(r, "T05", 3) || !strstr(r, "thread:") ||
@@ -583,7 +496,7 @@ TEST(gdbserver, kmod_step_kill_detach_disconnect_release)
 		stepi(&s, "gs_run");
 		EXPECT_EQ(kt_pinned(), 4);
 		if (ends[i] && !strcmp(ends[i], "k"))
-			send_packet(&s, "k");	/* no reply */
+			rsp_send(&s.rsp, "k");	/* no reply */
 		else if (ends[i])
 			EXPECT_STREQ(ask(&s, "%s", ends[i]), "OK");
 		EXPECT_EQ(hang_up(&s), 0);
@@ -703,10 +616,10 @@ TEST(gdbserver, kmod_step_attach_interrupt_detach)
 	EXPECT_EQ(s.tid, pid);
 	record(&s, 0x10000);
 	EXPECT_EQ(kt_pinned(), 16);
-	send_packet(&s, "vCont;c");
+	rsp_send(&s.rsp, "vCont;c");
 	usleep(100000);
-	put(&s, "\003", 1);
-	r = reply(&s);
+	rsp_put(&s.rsp, "\003", 1);
+	r = rsp_reply(&s.rsp);
 	EXPECT_TRUE(!strncmp(r, "T02", 3));
 	expect_no_tf(&s);
 	r = xfer(&s, "btrace", "delta");

@@ -21,7 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/capability.h>
 
 #include "harness.h"
 #include "kt.h"
@@ -317,6 +321,43 @@ TEST(percpu, btrace_info_says_why)
 			   "per-cpu      unavailable: the CPU is not Intel's\n\n") != NULL);
 	harness_cmd_free(&c);
 	free(bt);
+}
+
+/*
+ * libbts's refusal of a start, from the module (not Intel's CPU), is
+ * btrace info's per-cpu line word for word, and so is the probe's.
+ */
+TEST(percpu, libbts_refusal_is_btrace_infos)
+{
+	char *bt = BTRACE_PATH();
+	char *info[] = { bt, "info", NULL };
+	char *lib[] = { "/percpu-lib", "refuse", NULL };
+	static const char tag[] = "\nper-cpu      unavailable: ";
+	char want[1024], why[400];
+	struct harness_cmd c;
+	const char *w;
+	size_t n;
+
+	ASSERT_EQ(harness_run(info, 60, &c), 0);
+	ASSERT_EQ(harness_exit_code(&c), 0);
+	w = strstr(c.out, tag);
+	ASSERT_TRUE(w != NULL);
+	w += strlen(tag);
+	n = strcspn(w, "\n");
+	ASSERT_TRUE(n > 0 && n < sizeof(why));
+	memcpy(why, w, n);
+	why[n] = 0;
+	harness_cmd_free(&c);
+	free(bt);
+	EXPECT_STREQ(why, "the CPU is not Intel's");
+	snprintf(want, sizeof(want), "start: per-CPU mode: %s\nprobe: %s\n",
+		 why, why);
+	ASSERT_EQ(harness_run(lib, 60, &c), 0);
+	EXPECT_EQ(harness_exit_code(&c), 0);
+	EXPECT_STREQ(c.out, want);
+	EXPECT_STREQ(c.err, "");
+	harness_cmd_free(&c);
+	EXPECT_EQ(kt_sysfs_long("percpu_pages"), 0);
 }
 
 /* ------------------------------------------------ kmod-pebs's event */
@@ -699,6 +740,191 @@ static int sim_unprivileged(void)
 	return 0;
 }
 
+/*
+ * The buffers are charged to the owner's pinned memory (mm->pinned_vm,
+ * VmPin: percpu_hw.c says why not VmLck) from before they are allocated
+ * until they are freed, whatever frees them.
+ */
+static long vmpin_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+#define BUF_KB (BUF / 1024)
+
+/* As root (CAP_IPC_LOCK: no limit), charged all the same. */
+static int sim_memlock_charged(void)
+{
+	long v0 = vmpin_kb(), vlck = kt_vmlck_kb();
+	const uint8_t *m;
+	int fd = kt_open();
+
+	KT_CHECK(fd >= 0 && v0 >= 0);
+	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == 0);
+	KT_CHECK(vmpin_kb() == v0 + 2 * BUF_KB);
+	KT_CHECK(kt_vmlck_kb() == vlck);
+	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
+	KT_CHECK(vmpin_kb() == v0 + 2 * BUF_KB);	/* still held */
+	/* A new start refunds the last run's buffers first. */
+	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == 0);
+	KT_CHECK(vmpin_kb() == v0 + BUF_KB);
+	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
+	/* A failed start (rollback after CPU 0's buffer): all refunded. */
+	KT_CHECK(knob("percpu_fail_alloc", 1) == 0);
+	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == -ENOMEM);
+	KT_CHECK(knob("percpu_fail_alloc", -1) == 0);
+	KT_CHECK(vmpin_kb() == v0 && pages() == 0);
+	KT_CHECK(knob("percpu_busy", 1) == 0);
+	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == -EBUSY);
+	KT_CHECK(knob("percpu_busy", -1) == 0);
+	KT_CHECK(vmpin_kb() == v0 && pages() == 0);
+	/*
+	 * A buffer of the last run still mapped (even in part, after a
+	 * split): a new start would free its pages under the mapping,
+	 * uncharged; it is -EBUSY, the last run left readable.
+	 */
+	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == 0);
+	m = mmap(NULL, 2 * KT_PAGE, PROT_READ, MAP_SHARED, fd, BUF);
+	KT_CHECK(m != MAP_FAILED);
+	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
+	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == -EBUSY);
+	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_STOPPED);
+	KT_CHECK(vmpin_kb() == v0 + 2 * BUF_KB);
+	munmap((void *)m, KT_PAGE);
+	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == -EBUSY);
+	munmap((void *)(m + KT_PAGE), KT_PAGE);
+	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == 0);
+	KT_CHECK(vmpin_kb() == v0 + BUF_KB);
+	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
+	/*
+	 * Closed while mapped: the mapping holds the session, whose buffers
+	 * are freed, and refunded, as the mapping goes.
+	 */
+	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == 0);
+	m = mmap(NULL, BUF, PROT_READ, MAP_SHARED, fd, 0);
+	KT_CHECK(m != MAP_FAILED);
+	KT_CHECK(vmpin_kb() == v0 + 2 * BUF_KB);
+	close(fd);
+	KT_CHECK(vmpin_kb() == v0 + 2 * BUF_KB && pages() == 2 * BUF / KT_PAGE);
+	munmap((void *)m, BUF);
+	KT_CHECK(vmpin_kb() == v0 && pages() == 0);
+	KT_CHECK(kt_vmlck_kb() == vlck);
+	return 0;
+}
+
+/* CPU 1 joins late: charged when it joins, nothing when it cannot. */
+static int sim_memlock_hotplug(void)
+{
+	long v0 = vmpin_kb();
+	int fd = kt_open();
+
+	KT_CHECK(fd >= 0 && v0 >= 0);
+	KT_CHECK(write_file(CPU1_ONLINE, "0") == 0);
+	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == 0);
+	KT_CHECK(vmpin_kb() == v0 + BUF_KB);
+	KT_CHECK(knob("percpu_fail_alloc", 1) == 0);
+	KT_CHECK(write_file(CPU1_ONLINE, "1") == 0);
+	KT_CHECK(knob("percpu_fail_alloc", -1) == 0);
+	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_FAILED);
+	KT_CHECK(vmpin_kb() == v0 + BUF_KB);
+	KT_CHECK(write_file(CPU1_ONLINE, "0") == 0);
+	KT_CHECK(write_file(CPU1_ONLINE, "1") == 0);
+	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_RECORDING);
+	KT_CHECK(vmpin_kb() == v0 + 2 * BUF_KB);
+	close(fd);
+	KT_CHECK(vmpin_kb() == v0 && pages() == 0);
+	return 0;
+}
+
+/* Root, still CAP_PERFMON's holder, without CAP_IPC_LOCK. */
+static int drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+	d[CAP_IPC_LOCK / 32].permitted &= ~(1u << (CAP_IPC_LOCK % 32));
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+/*
+ * RLIMIT_MEMLOCK of 6 pages: two CPUs' buffers (8) are -ENOMEM with
+ * nothing left, one (4) fits; a CPU joining past the limit fails.
+ */
+static int memlock_limited(void *arg)
+{
+	struct rlimit rl = { 6 * KT_PAGE, 6 * KT_PAGE };
+	struct ptbts_percpu_status st;
+	int fd;
+
+	(void)arg;
+	KT_CHECK(setrlimit(RLIMIT_MEMLOCK, &rl) == 0);
+	KT_CHECK(drop_ipc_lock() == 0);
+	fd = kt_open();
+	KT_CHECK(fd >= 0);
+	KT_CHECK(vmpin_kb() == 0);
+	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == -ENOMEM);
+	KT_CHECK(vmpin_kb() == 0 && pages() == 0);
+	KT_CHECK(status(fd, 0, &st) == -ENODEV);
+	KT_CHECK(start(fd, 1, PTBTS_MODE_STOP) == 0);
+	KT_CHECK(vmpin_kb() == BUF_KB && pages() == BUF / KT_PAGE);
+	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
+	/* CPU 1 offline at the start; over the limit when it comes back. */
+	KT_CHECK(write_file(CPU1_ONLINE, "0") == 0);
+	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == 0);
+	KT_CHECK(vmpin_kb() == BUF_KB);
+	KT_CHECK(write_file(CPU1_ONLINE, "1") == 0);
+	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_FAILED);
+	KT_CHECK(vmpin_kb() == BUF_KB && pages() == BUF / KT_PAGE);
+	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
+	close(fd);
+	KT_CHECK(vmpin_kb() == 0 && pages() == 0);
+	return 0;
+}
+
+static int sim_memlock_limit(void)
+{
+	KT_CHECK(kt_in_child(memlock_limited, NULL) == 0);
+	KT_CHECK(pages() == 0);
+	return 0;
+}
+
+/*
+ * libbts's per-CPU API through a client linked with libbts.a
+ * (tests/kernel/libbts/percpu-lib.c): start, STATUS, the records through
+ * the mapping, stop, each exact, on the simulated CPU storing 100 records
+ * at each STATUS.
+ */
+static int sim_libbts_api(void)
+{
+	char *argv[] = { "/percpu-lib", "sim", NULL };
+	struct harness_cmd c;
+	int code;
+
+	KT_CHECK(knob("percpu_store", 100) == 0);
+	KT_CHECK(harness_run(argv, 60, &c) == 0);
+	code = harness_exit_code(&c);
+	if (code || strcmp(c.out, "ok\n"))
+		fprintf(stderr, "percpu-lib sim: exit %d: %s%s", code, c.out, c.err);
+	KT_CHECK(code == 0 && !strcmp(c.out, "ok\n") && !c.err_len);
+	harness_cmd_free(&c);
+	KT_CHECK(knob("percpu_store", 0) == 0);
+	KT_CHECK(pages() == 0);
+	return 0;
+}
+
 /* After a failed scenario: its session fds (not its mappings) are closed. */
 static void close_sessions(void)
 {
@@ -734,6 +960,10 @@ TEST(percpu_sim, session_on_simulated_msrs)
 		{ "hotplug_join_and_leave", sim_hotplug },
 		{ "unprivileged_caller_is_eperm", sim_unprivileged },
 		{ "records_through_the_windows", sim_records },
+		{ "memlock_charged_and_refunded", sim_memlock_charged },
+		{ "memlock_hotplug_join", sim_memlock_hotplug },
+		{ "memlock_limit_is_enomem", sim_memlock_limit },
+		{ "libbts_api_start_status_records_stop", sim_libbts_api },
 	};
 	size_t i;
 	int line;

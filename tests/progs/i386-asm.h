@@ -3,16 +3,7 @@
  * Shared by the static i386 programs without libc (tests/progs/i386-*.S):
  * labels the tests find by name, and a routine that prints one.
  */
-	.macro LABEL name
-	.globl \name
-\name:
-	.endm
-
-	.macro FUNC name
-	.globl \name
-	.type \name, @function
-\name:
-	.endm
+#include "label-asm.h"
 
 /* _start's end: exit(%ebx); at fail_exit, exit(1). */
 	.macro EXIT_TAIL

@@ -12,16 +12,7 @@
  * syscall, SIGILL raised by ud2 and skipped by its handler).
  */
 
-	.macro LABEL name
-	.globl \name
-\name:
-	.endm
-
-	.macro FUNC name
-	.globl \name
-	.type \name, @function
-\name:
-	.endm
+#include "label-asm.h"
 
 	.text
 

@@ -4,10 +4,7 @@
  * through a register from a known place, so that the test knows exactly
  * which record enters the vDSO and where the one leaving it must land.
  */
-	.macro LABEL name
-	.globl \name
-\name:
-	.endm
+#include "label-asm.h"
 
 	.text
 	.globl seq_vdso_run

@@ -8,16 +8,7 @@
  * ret and ret imm16, a call straight into a jmp, rep stos / rep movs, a
  * syscall, a signal delivered mid-block (kill) and the program's own int3.
  */
-	.macro LABEL name
-	.globl \name
-\name:
-	.endm
-
-	.macro FUNC name
-	.globl \name
-	.type \name, @function
-\name:
-	.endm
+#include "label-asm.h"
 
 	.text
 FUNC speed_run

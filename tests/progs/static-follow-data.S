@@ -8,15 +8,13 @@
  * exits with its first data byte minus 0x7f: 0 while the data is intact,
  * 77 (0xcc - 0x7f) when an int3 was planted in it.
  */
+#include "static-asm.h"
+
 	.text
-	.globl _start
-	.type _start, @function
-_start:
+FUNC _start
 	movzbl fdata(%rip), %edi
 	sub $0x7f, %edi
-	mov $231, %eax			/* SYS_exit_group */
-	syscall
-	hlt
+	EXIT_GROUP
 	.balign 2, 0x90			/* the zeros after it pair up into adds */
 	.size _start, . - _start
 

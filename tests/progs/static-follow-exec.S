@@ -12,15 +12,10 @@
  *	parent: exf_jz falls through; exf_jnz -> exf_signalled when killed
  *	child:  exf_jz -> exf_child
  */
-	.macro LABEL name
-	.globl \name
-\name:
-	.endm
+#include "static-asm.h"
 
 	.text
-	.globl _start
-	.type _start, @function
-_start:
+FUNC _start
 	mov %rsp, %rbp			/* argc, argv[], NULL, envp[] */
 	mov $57, %eax			/* SYS_fork */
 	syscall
@@ -40,36 +35,16 @@ LABEL exf_jnz
 	jnz exf_signalled
 	shr $8, %edi			/* WEXITSTATUS */
 	and $0xff, %edi
-	mov $231, %eax			/* SYS_exit_group */
-	syscall
-	hlt
+	EXIT_GROUP
 LABEL exf_signalled
 	and $0x7f, %edi
 	add $100, %edi
-	mov $231, %eax
-	syscall
-	hlt
+	EXIT_GROUP
 LABEL exf_child
-	mov 16(%rbp), %rdi		/* argv[1]: the program */
-	lea exf_argv(%rip), %rsi
-	mov %rdi, (%rsi)		/* its argv[0] */
-	xor %edx, %edx			/* no environment */
-	mov $59, %eax			/* SYS_execve */
-	syscall
-	neg %eax			/* it failed: exit with its errno */
-	mov %eax, %edi
-	mov $231, %eax
-	syscall
-	hlt
+	EXEC_LEAF exf_argv
 	.size _start, . - _start
 
 	.data
-	.balign 8
-exf_argv:
-	.quad 0				/* argv[0], set by the child */
-	.quad exf_leaf
-	.quad 0
-exf_leaf:
-	.asciz "leaf"
+	LEAF_ARGV exf_argv
 
 	.section .note.GNU-stack, "", @progbits

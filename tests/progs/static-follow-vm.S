@@ -19,15 +19,10 @@
  * The child writes "child ok" before it exits; each process exits 0 with
  * exit_group.
  */
-	.macro LABEL name
-	.globl \name
-\name:
-	.endm
+#include "static-asm.h"
 
 	.text
-	.globl _start
-	.type _start, @function
-_start:
+FUNC _start
 	mov %rsp, %rbp			/* argc, argv[] */
 LABEL vm_call0
 	call vm_work
@@ -40,12 +35,7 @@ LABEL vm_after0
 	mov $0x100, %eax		/* CLONE_VM, no exit signal */
 	cmpq $3, (%rbp)
 	cmove %eax, %edi
-	lea vm_stack_top(%rip), %rsi
-	xor %edx, %edx
-	xor %r10d, %r10d
-	xor %r8d, %r8d
-	mov $56, %eax			/* SYS_clone */
-	syscall
+	CLONE vm_stack_top
 	test %eax, %eax
 LABEL vm_jz
 	jz vm_child
@@ -65,21 +55,9 @@ LABEL vm_pcall2
 	call vm_work
 LABEL vm_pafter2
 	xor %edi, %edi
-	mov $231, %eax			/* SYS_exit_group */
-	syscall
-	hlt
+	EXIT_GROUP
 LABEL vm_pexec
-	mov 16(%rbp), %rdi		/* argv[1] */
-	lea vm_argv(%rip), %rsi
-	mov %rdi, (%rsi)
-	xor %edx, %edx
-	mov $59, %eax			/* SYS_execve */
-	syscall
-	neg %eax			/* failed: exit with its errno */
-	mov %eax, %edi
-	mov $231, %eax
-	syscall
-	hlt
+	EXEC_LEAF vm_argv
 LABEL vm_child
 	cmpq $2, (%rbp)
 LABEL vm_jwait
@@ -102,9 +80,7 @@ LABEL vm_cafter
 	mov $9, %edx
 	syscall
 	xor %edi, %edi
-	mov $231, %eax			/* SYS_exit_group */
-	syscall
-	hlt
+	EXIT_GROUP
 	.size _start, . - _start
 
 	.globl vm_work
@@ -120,13 +96,7 @@ LABEL vm_ret
 	.size vm_work, . - vm_work
 
 	.data
-	.balign 8
-vm_argv:
-	.quad 0				/* argv[0], set before the exec */
-	.quad vm_leaf
-	.quad 0
-vm_leaf:
-	.asciz "leaf"
+	LEAF_ARGV vm_argv
 vm_ok:
 	.ascii "child ok\n"
 

@@ -14,15 +14,10 @@
  *	fol_jne -> fol_leafmode, fol_lcall -> fol_leaf, fol_leaf_ret -> fol_lafter
  * Every process exits 0 with exit_group.
  */
-	.macro LABEL name
-	.globl \name
-\name:
-	.endm
+#include "static-asm.h"
 
 	.text
-	.globl _start
-	.type _start, @function
-_start:
+FUNC _start
 	cmpq $1, (%rsp)			/* argc */
 LABEL fol_jne
 	jne fol_leafmode
@@ -38,25 +33,19 @@ LABEL fol_jz
 	xor %r10d, %r10d
 	syscall
 	xor %edi, %edi
-	mov $231, %eax			/* SYS_exit_group */
-	syscall
-	hlt
+	EXIT_GROUP
 LABEL fol_child
 LABEL fol_call
 	call fol_leaf
 LABEL fol_after
 	xor %edi, %edi
-	mov $231, %eax			/* SYS_exit_group */
-	syscall
-	hlt
+	EXIT_GROUP
 LABEL fol_leafmode
 LABEL fol_lcall
 	call fol_leaf
 LABEL fol_lafter
 	xor %edi, %edi
-	mov $231, %eax			/* SYS_exit_group */
-	syscall
-	hlt
+	EXIT_GROUP
 	.size _start, . - _start
 
 	.globl fol_leaf

@@ -12,19 +12,14 @@
  *   branch each (gs_flood_jnz -> gs_flood, but for the last), more than a
  *   one-page buffer holds (170 records); then exit_group(3).
  */
-	.macro LABEL name
-	.globl \name
-\name:
-	.endm
+#include "static-asm.h"
 
 	.set GS_FLOOD, 300
 	.globl gs_flood_rounds
 	.set gs_flood_rounds, GS_FLOOD	/* an absolute symbol the test reads */
 
 	.text
-	.globl _start
-	.type _start, @function
-_start:
+FUNC _start
 	call gs_run
 LABEL gs_back
 	mov %eax, %r12d
@@ -35,9 +30,7 @@ LABEL gs_flood_jnz
 	jnz gs_flood
 LABEL gs_end
 	mov %r12d, %edi
-	mov $231, %eax			/* SYS_exit_group */
-	syscall
-	hlt
+	EXIT_GROUP
 	.size _start, . - _start
 
 	.globl gs_run

@@ -7,25 +7,15 @@
  * the thread then exits, and the process exits with 5.  The test reads
  * the labels from the symbol table (no PIE).
  */
-	.macro LABEL name
-	.globl \name
-\name:
-	.endm
+#include "static-asm.h"
 
 	/* CLONE_VM | FS | FILES | SIGHAND | THREAD | SYSVSEM */
 	.set GT_CLONE, 0x50f00
 
 	.text
-	.globl _start
-	.type _start, @function
-_start:
+FUNC _start
 	mov $GT_CLONE, %edi
-	lea gt_stack_top(%rip), %rsi
-	xor %edx, %edx
-	xor %r10d, %r10d
-	xor %r8d, %r8d
-	mov $56, %eax			/* SYS_clone */
-	syscall
+	CLONE gt_stack_top
 	test %eax, %eax
 	jz gt_child
 LABEL gt_wait
@@ -33,9 +23,7 @@ LABEL gt_wait
 LABEL gt_wait_je
 	je gt_wait
 	mov $5, %edi
-	mov $231, %eax			/* SYS_exit_group */
-	syscall
-	hlt
+	EXIT_GROUP
 
 gt_child:
 LABEL gt_child_start

@@ -12,19 +12,14 @@
  *	ring_jz -> ring_even		(v even only)
  *	ring_jnz -> ring_top		(v > 1 only)
  */
-	.macro LABEL name
-	.globl \name
-\name:
-	.endm
+#include "static-asm.h"
 
 	.set RING_ROUNDS, 3000
 	.globl ring_rounds
 	.set ring_rounds, RING_ROUNDS	/* an absolute symbol the test reads */
 
 	.text
-	.globl _start
-	.type _start, @function
-_start:
+FUNC _start
 	mov $RING_ROUNDS, %ebx
 LABEL ring_top
 LABEL ring_call
@@ -39,9 +34,7 @@ LABEL ring_even
 LABEL ring_jnz
 	jnz ring_top
 	xor %edi, %edi
-	mov $231, %eax			/* SYS_exit_group */
-	syscall
-	hlt
+	EXIT_GROUP
 	.size _start, . - _start
 
 	.globl ring_leaf

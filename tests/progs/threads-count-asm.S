@@ -3,10 +3,7 @@
  * thr_loop(n): calls thr_leaf n times (n >= 1).  Every call, return and
  * back jump is at a label, so the test can count them per thread exactly.
  */
-	.macro LABEL name
-	.globl \name
-\name:
-	.endm
+#include "label-asm.h"
 
 	.text
 	.globl thr_loop

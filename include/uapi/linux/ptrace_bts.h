@@ -492,11 +492,17 @@ struct ptbts_percpu_status {
  *                    buffer size that is 0, not whole pages or too big
  *           -EOPNOTSUPP  the mode cannot record here (@unavail says why)
  *           -EPERM   no CAP_PERFMON or CAP_SYS_ADMIN (@unavail NO_CAP)
- *           -EBUSY   the session's per-CPU mode runs already; or another
- *                    user of BTS on a CPU (nothing is left started)
+ *           -EBUSY   the session's per-CPU mode runs already, or a buffer
+ *                    of its last run is still mapped (munmap() it first);
+ *                    or another user of BTS on a CPU (nothing is left
+ *                    started)
  *           -ENODEV  none of the CPUs is online
- *           -ENOMEM  a CPU's buffer could not be allocated (nothing is
- *                    left allocated)
+ *           -ENOMEM  a CPU's buffer could not be allocated, or the
+ *                    buffers would pass the caller's RLIMIT_MEMLOCK
+ *                    (without CAP_IPC_LOCK): they are charged to its
+ *                    pinned memory (VmPin) until freed; nothing is left
+ *                    allocated or charged (a CPU that joins later past
+ *                    the limit is FAILED)
  *           -EIO     an MSR faulted on a CPU (nothing is left started)
  *   PERCPU_STOP  -ENODEV  the per-CPU mode is not running
  *   PERCPU_STATUS  -EINVAL  a reserved field set, a CPU past 63
