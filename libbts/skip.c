@@ -24,7 +24,10 @@
  *    functions: the symbol table's, every start in the unwind table
  *    (.eh_frame_hdr: stripped files have it too) and the entry point;
  *  - signals stop the thread as always (their records are exact, even
- *    from inside the object).
+ *    from inside the object);
+ *  - i386 programs alike: their PLT's jmp *GOT(%ebx) and calls through
+ *    pointers are branches like any other, and the return address is the
+ *    4-byte word at esp (and the words above it).
  * A thread that comes back stops at a site that is not the end of a block
  * it was running: the usual "resync" (step_fast.c) carries that branch out
  * and records it exactly, without a gap marker since the FILTERED one
@@ -319,17 +322,21 @@ static void plant_entries(struct bts_session *s, pid_t tid)
 	}
 }
 
-static int read_word(pid_t tid, uint64_t addr, uint64_t *v)
+/* The @size-byte word at @addr (a 4-byte one for an i386 program). */
+static int read_word(pid_t tid, uint64_t addr, size_t size, uint64_t *v)
 {
-	struct iovec local = { v, sizeof(*v) };
-	struct iovec remote = { (void *)(uintptr_t)addr, sizeof(*v) };
+	uint64_t w = 0;
+	struct iovec local = { &w, size };
+	struct iovec remote = { (void *)(uintptr_t)addr, size };
 
-	return process_vm_readv(tid, &local, 1, &remote, 1, 0) ==
-	       (ssize_t)sizeof(*v) ? 0 : -1;
+	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != (ssize_t)size)
+		return -1;
+	*v = w;		/* little-endian: the low bytes are the word */
+	return 0;
 }
 
 /* Whether a call instruction ends right before @a in the code of @tid. */
-static bool after_call(struct bts_session *s, pid_t tid, uint64_t a)
+static bool after_call(struct bts_session *s, pid_t tid, bool is32, uint64_t a)
 {
 	uint8_t code[7];
 	struct bts_insn insn;
@@ -339,7 +346,8 @@ static bool after_call(struct bts_session *s, pid_t tid, uint64_t a)
 	    (ssize_t)sizeof(code))
 		return false;
 	for (len = 2; len <= sizeof(code); len++)
-		if (bts_insn_classify(code + sizeof(code) - len, len, &insn) == 0 &&
+		if (bts_insn_classify_mode(is32, code + sizeof(code) - len, len,
+					   &insn) == 0 &&
 		    insn.len == len &&
 		    (insn.kind == BTS_INSN_CALL || insn.kind == BTS_INSN_CALL_IND))
 			return true;
@@ -349,21 +357,24 @@ static bool after_call(struct bts_session *s, pid_t tid, uint64_t a)
 /*
  * The caller's return address: the top of the stack after a call or a
  * PLT jmp; a few words down when ld.so's lazy binding pushed its two.
+ * Words are 4 bytes in an i386 program, whose esp is in regs' rsp.
  */
 #define RET_SCAN 4
 
-static void plant_return(struct bts_session *s, pid_t tid, uint64_t sp)
+static void plant_return(struct bts_session *s, pid_t tid, bool is32,
+			 uint64_t sp)
 {
+	size_t size = is32 ? 4 : 8;
 	const struct bts_map *m;
 	uint64_t ret;
 	int i;
 
-	for (i = 0; i < RET_SCAN; i++, sp += 8) {
-		if (read_word(tid, sp, &ret))
+	for (i = 0; i < RET_SCAN; i++, sp += size) {
+		if (read_word(tid, sp, size, &ret))
 			return;
 		m = map_of(&s->maps, ret);
 		if (!m || !(m->prot & PROT_EXEC) || matches(s->skip, m->path) ||
-		    !after_call(s, tid, ret))
+		    !after_call(s, tid, is32, ret))
 			continue;
 		bts_fast_plant_block(s, tid, ret);
 		return;
@@ -373,10 +384,13 @@ static void plant_return(struct bts_session *s, pid_t tid, uint64_t sp)
 void bts_skip_enter(struct bts_session *s, struct bts_thread *t,
 		    const struct user_regs_struct *regs)
 {
+	/* A thread not yet in the table is of the current process. */
+	const struct bts_proc *p = t->proc ? t->proc : s->cur;
+
 	if (!t->in_gap)
 		bts_thread_emit(s, t, 0, 0, PTBTS_KIND_FILTERED);
 	plant_entries(s, t->tid);
-	plant_return(s, t->tid, regs->rsp);
+	plant_return(s, t->tid, p && p->abi32, regs->rsp);
 	/* No block: any site of ours is where it comes back. */
 	t->fast = true;
 	memset(&t->blk, 0, sizeof(t->blk));

@@ -30,8 +30,8 @@
  * same session never uses a 32-bit block), their branches are carried out
  * on 4-byte words, and int $0x80 (and sysenter, which comes back past the
  * int $0x80 after it in the vDSO) is the syscall: i386 numbers at the
- * syscall stops.  They do not take part in --skip (skip.c reads 64-bit
- * stacks): their blocks always run on into every object.
+ * syscall stops.  --skip applies to them too (skip.c reads their stacks
+ * in 4-byte words).
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -118,7 +118,7 @@ static void block_at(struct bts_session *s, struct bts_thread *t, uint64_t pc,
 		return;
 	}
 	bts_block_decode_mode(m32, read_orig, &r, pc,
-			      s->skip && !m32 ? follow : NULL, out);
+			      s->skip ? follow : NULL, out);
 	bts_block_cache_put(s->bcache, out);
 }
 
@@ -272,10 +272,15 @@ void bts_fast_enter(struct bts_session *s, struct bts_thread *t,
 	struct bts_block b;
 	int chain = 0, r;
 
+	/*
+	 * The loaded table is the current memory's (session_fork.c) and
+	 * keeps its /proc/PID/mem open: a followed child's blocks cost no
+	 * more than the main process's.
+	 */
+	if (s->bps.pid != bts_mem_pid(s))
+		bts_bp_set_pid(&s->bps, bts_mem_pid(s));
 	for (;;) {
-		if (s->bps.pid != s->pid)
-			bts_bp_set_pid(&s->bps, s->pid);
-		if (s->skip && !bts_thread_nobp(t) && !is32(s, t) &&
+		if (s->skip && !bts_thread_nobp(t) &&
 		    bts_skip_addr(s, regs->rip)) {
 			bts_skip_enter(s, t, regs);
 			break;
@@ -283,8 +288,6 @@ void bts_fast_enter(struct bts_session *s, struct bts_thread *t,
 		if (s->single || s->bp_off || bts_thread_nobp(t)) {
 			b.site = 0;
 		} else {
-			if (s->bps.pid != bts_mem_pid(s))
-				bts_bp_set_pid(&s->bps, bts_mem_pid(s));
 			block_at(s, t, regs->rip, &b);
 		}
 		if (b.site && b.site == regs->rip && may_run && chain < MAX_CHAIN &&

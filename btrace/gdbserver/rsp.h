@@ -95,10 +95,14 @@ enum rsp_kind {
 	RQ_OK,			/* packets answered with OK (qSymbol::, ...) */
 };
 
-/* One action of a resume request, for @tid (-1: every thread). */
+/*
+ * One action of a resume request, for @tid (-1: every thread) of process
+ * @pid (multiprocess ids pPID.TID; 0: not given or any, -1: all).
+ */
 struct rsp_action {
 	char op;		/* 'c', 's' or 't' */
 	int sig;		/* gdb signal number, 0: none */
+	long pid;
 	long tid;
 };
 
@@ -109,6 +113,7 @@ struct rsp_req {
 	char op;		/* Hg/Hc: 'g' or 'c'; k or vKill: 'k' or 'v' */
 	uint64_t addr;
 	uint64_t len;
+	long pid;		/* H, T: a pPID.TID id's; D;PID, vKill;PID; else 0 */
 	long tid;		/* H, T: 0 any, -1 all */
 	unsigned int regno;
 	const char *data;	/* into the packet: G/P hex, M hex, X binary */
@@ -116,6 +121,7 @@ struct rsp_req {
 	bool binary;		/* X */
 	bool swbreak;		/* qSupported: gdb knows swbreak */
 	bool exec_events;	/* qSupported: gdb wants exec stops */
+	bool multiprocess;	/* qSupported: gdb knows pPID.TID ids */
 	char object[32];	/* qXfer */
 	char annex[64];
 	char arg[64];		/* Qbtrace operation, Qbtrace-conf name */

@@ -64,19 +64,37 @@ static bool hexnum(struct cur *c, uint64_t *out)
 	return n > 0;
 }
 
-/* A thread id: hex, 0 (any) or -1 (all).  No multiprocess ids. */
-static bool thread_id(struct cur *c, long *tid)
+/* One part of a thread id: hex, 0 (any) or -1 (all). */
+static bool id_part(struct cur *c, long *v)
 {
-	uint64_t v;
+	uint64_t n;
 
 	if (prefix(c, "-1")) {
-		*tid = -1;
+		*v = -1;
 		return true;
 	}
-	if (!hexnum(c, &v) || v > 0x7fffffff)
+	if (!hexnum(c, &n) || n > 0x7fffffff)
 		return false;
-	*tid = (long)v;
+	*v = (long)n;
 	return true;
+}
+
+/*
+ * A thread id: TID, or the multiprocess form pPID.TID, where a lone pPID
+ * names all the threads of PID.  @pid is 0 when no process is given.
+ */
+static bool thread_id(struct cur *c, long *pid, long *tid)
+{
+	*pid = 0;
+	if (eat(c, 'p')) {
+		if (!id_part(c, pid))
+			return false;
+		if (!eat(c, '.')) {
+			*tid = -1;
+			return true;
+		}
+	}
+	return id_part(c, tid);
 }
 
 static void bad(struct rsp_req *r)
@@ -164,11 +182,11 @@ static bool signal_num(struct cur *c, int *sig)
 	return true;
 }
 
-static bool add_action(struct rsp_req *r, char op, int sig, long tid)
+static bool add_action(struct rsp_req *r, char op, int sig, long pid, long tid)
 {
 	if (r->nactions >= RSP_MAX_ACTIONS)
 		return false;
-	r->actions[r->nactions++] = (struct rsp_action){ op, sig, tid };
+	r->actions[r->nactions++] = (struct rsp_action){ op, sig, pid, tid };
 	return true;
 }
 
@@ -178,7 +196,7 @@ static void vcont(struct cur *c, struct rsp_req *r)
 	while (eat(c, ';')) {
 		char op;
 		int sig = 0;
-		long tid = -1;
+		long pid = 0, tid = -1;
 
 		if (at_end(c))
 			return bad(r);
@@ -190,9 +208,9 @@ static void vcont(struct cur *c, struct rsp_req *r)
 		} else if (op != 'c' && op != 's' && op != 't') {
 			return bad(r);	/* r (range stepping) is not offered */
 		}
-		if (eat(c, ':') && (!thread_id(c, &tid) || tid == 0))
+		if (eat(c, ':') && (!thread_id(c, &pid, &tid) || tid == 0))
 			return bad(r);
-		if (!add_action(r, op, sig, tid))
+		if (!add_action(r, op, sig, pid, tid))
 			return bad(r);
 	}
 	if (!r->nactions)
@@ -210,7 +228,7 @@ static void legacy_resume(struct cur *c, struct rsp_req *r, char op)
 	if (!at_end(c))
 		return bad(r);
 	r->op = 'L';	/* legacy: the Hc thread */
-	add_action(r, op == 'c' || op == 'C' ? 'c' : 's', sig, -1);
+	add_action(r, op == 'c' || op == 'C' ? 'c' : 's', sig, 0, -1);
 	r->kind = RQ_RESUME;
 }
 
@@ -261,6 +279,7 @@ static void supported(struct cur *c, struct rsp_req *r)
 	r->kind = RQ_SUPPORTED;
 	r->swbreak = has_feature(c, "swbreak+");
 	r->exec_events = has_feature(c, "exec-events+");
+	r->multiprocess = has_feature(c, "multiprocess+");
 }
 
 static void btrace_conf(struct cur *c, struct rsp_req *r)
@@ -320,8 +339,9 @@ static void v_packet(struct cur *c, struct rsp_req *r)
 		return vcont(c, r);
 	if (prefix(c, "vKill;")) {
 		r->op = 'v';
-		if (!hexnum(c, &pid))
+		if (!hexnum(c, &pid) || pid > 0x7fffffff)
 			return bad(r);
+		r->pid = (long)pid;
 		return done(c, r, RQ_KILL);
 	}
 	r->kind = RQ_UNKNOWN;	/* vMustReplyEmpty, vFile, vRun, ... */
@@ -385,11 +405,11 @@ void rsp_parse(const char *p, size_t len, struct rsp_req *r)
 		if (at_end(&c) || (*c.p != 'g' && *c.p != 'c'))
 			return bad(r);
 		r->op = *c.p++;
-		if (!thread_id(&c, &r->tid))
+		if (!thread_id(&c, &r->pid, &r->tid))
 			return bad(r);
 		return done(&c, r, RQ_SET_THREAD);
 	case 'T':
-		if (!thread_id(&c, &r->tid))
+		if (!thread_id(&c, &r->pid, &r->tid))
 			return bad(r);
 		return done(&c, r, RQ_THREAD_ALIVE);
 	case 'c': case 's': case 'C': case 'S':
@@ -399,6 +419,9 @@ void rsp_parse(const char *p, size_t len, struct rsp_req *r)
 		r->kind = RQ_KILL;
 		return;
 	case 'D':
+		/* D;PID (multiprocess) names the process. */
+		if (eat(&c, ';') && !id_part(&c, &r->pid))
+			return bad(r);
 		r->kind = RQ_DETACH;
 		return;
 	case 'q':

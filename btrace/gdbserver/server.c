@@ -13,10 +13,17 @@
 
 #define MAX_THREADS 4096
 
+/*
+ * A thread id of another process than ours: names no thread (the parser
+ * keeps thread ids at or below 0x7fffffff).
+ */
+#define NO_THREAD 0x80000000L
+
 void gdb_server_init(struct gdb_server *sv, struct bts_control *c)
 {
 	memset(sv, 0, sizeof(*sv));
 	sv->c = c;
+	sv->pid = c ? bts_control_pid(c) : 0;
 	sv->cthread = -1;
 	sv->bts_size = GDB_BTS_SIZE_DEFAULT;
 	sb_init(&sv->xfer);
@@ -36,6 +43,7 @@ void gdb_server_reconnect(struct gdb_server *sv)
 	sv->noack = false;
 	sv->swbreak = false;
 	sv->exec_events = false;
+	sv->multiprocess = false;
 	sv->xfer_valid = false;
 	sv->cthread = -1;
 	/* gdb's cached size starts at 0 again: it sends it before an enable. */
@@ -54,6 +62,36 @@ bool gdb_thread_alive(struct gdb_server *sv, pid_t tid)
 		if (tids[i] == tid)
 			return true;
 	return false;
+}
+
+void gdb_put_thread(struct gdb_server *sv, struct strbuf *b, pid_t tid)
+{
+	if (sv->multiprocess)
+		sb_printf(b, "p%x.", (unsigned int)sv->pid);
+	sb_printf(b, "%x", (unsigned int)tid);
+}
+
+/* Whether @pid (0: none given, -1: all) names a process that is not ours. */
+static bool other_process(const struct gdb_server *sv, long pid)
+{
+	return pid > 0 && pid != sv->pid;
+}
+
+/* @tid of a pPID.TID id as ours: NO_THREAD when PID is another process. */
+static long local_tid(const struct gdb_server *sv, long pid, long tid)
+{
+	return other_process(sv, pid) ? NO_THREAD : tid;
+}
+
+/* Every thread id of @rq in terms of our one process. */
+static void localize(const struct gdb_server *sv, struct rsp_req *rq)
+{
+	size_t i;
+
+	rq->tid = local_tid(sv, rq->pid, rq->tid);
+	for (i = 0; i < rq->nactions; i++)
+		rq->actions[i].tid = local_tid(sv, rq->actions[i].pid,
+					       rq->actions[i].tid);
 }
 
 pid_t gdb_general_thread(struct gdb_server *sv)
@@ -79,12 +117,14 @@ static void supported(struct gdb_server *sv, const struct rsp_req *rq,
 {
 	sv->swbreak = rq->swbreak;
 	sv->exec_events = rq->exec_events;
-	sb_printf(reply, "PacketSize=%x;QStartNoAckMode+;%s%s"
+	sv->multiprocess = rq->multiprocess;
+	sb_printf(reply, "PacketSize=%x;QStartNoAckMode+;%s%s%s"
 		  "qXfer:auxv:read+;qXfer:exec-file:read+;qXfer:features:read+;"
 		  "Qbtrace:bts+;Qbtrace-conf:bts:size+;Qbtrace:off+;"
 		  "qXfer:btrace:read+;qXfer:btrace-conf:read+",
 		  RSP_PACKET_MAX, rq->swbreak ? "swbreak+;" : "",
-		  rq->exec_events ? "exec-events+;" : "");
+		  rq->exec_events ? "exec-events+;" : "",
+		  rq->multiprocess ? "multiprocess+;" : "");
 }
 
 static void threads_first(struct gdb_server *sv, struct strbuf *reply)
@@ -112,9 +152,11 @@ static void threads_first(struct gdb_server *sv, struct strbuf *reply)
 	/* All in one reply: a few hundred threads fit in a packet. */
 	sb_puts(reply, "m");
 	for (; sv->tids_sent < sv->ntids && reply->len < RSP_PACKET_MAX - 32;
-	     sv->tids_sent++)
-		sb_printf(reply, "%s%x", sv->tids_sent ? "," : "",
-			  (unsigned int)sv->tids[sv->tids_sent]);
+	     sv->tids_sent++) {
+		if (sv->tids_sent)
+			sb_puts(reply, ",");
+		gdb_put_thread(sv, reply, sv->tids[sv->tids_sent]);
+	}
 }
 
 static void threads_next(struct gdb_server *sv, struct strbuf *reply)
@@ -127,9 +169,11 @@ static void threads_next(struct gdb_server *sv, struct strbuf *reply)
 	}
 	sb_puts(reply, "m");
 	for (; sv->tids_sent < sv->ntids && reply->len < RSP_PACKET_MAX - 32;
-	     sv->tids_sent++)
-		sb_printf(reply, "%s%x", sv->tids_sent > first ? "," : "",
-			  (unsigned int)sv->tids[sv->tids_sent]);
+	     sv->tids_sent++) {
+		if (sv->tids_sent > first)
+			sb_puts(reply, ",");
+		gdb_put_thread(sv, reply, sv->tids[sv->tids_sent]);
+	}
 }
 
 static void set_thread(struct gdb_server *sv, const struct rsp_req *rq,
@@ -219,6 +263,8 @@ static void status(struct gdb_server *sv, struct strbuf *reply)
 	}
 	if (!sv->c) {
 		sb_puts(reply, "W00");
+		if (sv->multiprocess && sv->pid)
+			sb_printf(reply, ";process:%x", (unsigned int)sv->pid);
 		return;
 	}
 	/* Not resumed since the connection: stopped as at its start. */
@@ -270,8 +316,17 @@ static int dispatch(struct gdb_server *sv, const struct rsp_req *rq,
 		sb_puts(reply, "vCont;c;C;s;S;t");
 		break;
 	case RQ_KILL:
+		/* Without multiprocess ids gdb's pid is a fake (42000). */
+		if (sv->multiprocess && other_process(sv, rq->pid)) {
+			error_reply(reply);
+			break;
+		}
 		return kill_program(sv, rq, reply);
 	case RQ_DETACH:
+		if (other_process(sv, rq->pid)) {
+			error_reply(reply);
+			break;
+		}
 		sb_puts(reply, "OK");
 		return GDB_DETACHED;
 	case RQ_SUPPORTED:
@@ -282,8 +337,10 @@ static int dispatch(struct gdb_server *sv, const struct rsp_req *rq,
 		sb_puts(reply, "OK");
 		break;
 	case RQ_CURRENT_THREAD:
-		if (gdb_general_thread(sv))
-			sb_printf(reply, "QC%x", (unsigned int)gdb_general_thread(sv));
+		if (gdb_general_thread(sv)) {
+			sb_puts(reply, "QC");
+			gdb_put_thread(sv, reply, gdb_general_thread(sv));
+		}
 		break;
 	case RQ_THREADS_FIRST:
 		threads_first(sv, reply);
@@ -324,6 +381,7 @@ int gdb_handle(struct gdb_server *sv, const char *pkt, size_t len,
 		return GDB_REPLY;
 	}
 	rsp_parse(pkt, len, rq);
+	localize(sv, rq);
 	after = dispatch(sv, rq, reply);
 	free(rq);
 	if (reply->oom) {

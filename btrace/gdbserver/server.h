@@ -40,6 +40,8 @@ struct gdb_server {
 	bool noack;
 	bool swbreak;
 	bool exec_events;	/* gdb wants exec stops (T05exec:) */
+	bool multiprocess;	/* thread ids are pPID.TID, exits name PID */
+	pid_t pid;		/* the program's process id */
 	bool debug;		/* log packets to stderr */
 	pid_t gthread;		/* Hg: registers, memory, btrace; 0: none yet */
 	long cthread;		/* Hc, for the legacy c/s: -1 all */
@@ -80,6 +82,8 @@ int gdb_handle(struct gdb_server *sv, const char *pkt, size_t len,
 
 /* server.c */
 bool gdb_thread_alive(struct gdb_server *sv, pid_t tid);
+/* @tid as gdb's thread id: pPID.TID with multiprocess ids, else TID. */
+void gdb_put_thread(struct gdb_server *sv, struct strbuf *b, pid_t tid);
 /* The thread Hg names, or the last stop's; 0 when there is none. */
 pid_t gdb_general_thread(struct gdb_server *sv);
 

@@ -156,6 +156,8 @@ void gdb_stop_reply(struct gdb_server *sv, const struct bts_stop *st,
 				  gdb_signal_from_host(WTERMSIG(st->status)));
 		else
 			sb_printf(reply, "W%02x", WEXITSTATUS(st->status) & 0xff);
+		if (sv->multiprocess)
+			sb_printf(reply, ";process:%x", (unsigned int)sv->pid);
 		return;
 	}
 	switch (st->kind) {
@@ -174,7 +176,9 @@ void gdb_stop_reply(struct gdb_server *sv, const struct bts_stop *st,
 	if (st->kind == BTS_STOP_EXEC)
 		exec_reason(sv, reply);
 	gdb_regs_expedite(sv, st->tid, reply);
-	sb_printf(reply, "thread:%x;", (unsigned int)st->tid);
+	sb_puts(reply, "thread:");
+	gdb_put_thread(sv, reply, st->tid);
+	sb_puts(reply, ";");
 	/* gdb takes the stop's thread as its general thread and says no Hg. */
 	sv->stop_tid = st->tid;
 	sv->gthread = 0;

@@ -101,6 +101,24 @@ void gdb_expect_out(const struct harness_cmd *cmd, const char *text)
 		     cmd->out, cmd->err);
 }
 
+void gdb_expect_process(const struct harness_cmd *cmd, const char *before,
+			const char *after)
+{
+	char head[256];
+	const char *p = cmd->out, *d;
+
+	snprintf(head, sizeof(head), "%sprocess ", before);
+	while ((p = strstr(p, head))) {
+		p += strlen(head);
+		for (d = p; *d >= '0' && *d <= '9'; d++)
+			;
+		if (d > p && !strncmp(d, after, strlen(after)))
+			return;
+	}
+	FAIL("expected \"%sprocess PID%s\" in gdb's output:\n%s\nstderr:\n%s",
+	     before, after, cmd->out, cmd->err);
+}
+
 bool gdb_wait_gone(pid_t pid)
 {
 	struct timespec ts = { 0, 10 * 1000 * 1000 };

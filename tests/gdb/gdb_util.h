@@ -35,6 +35,18 @@ char *gdb_section(const struct harness_cmd *cmd, const char *name);
 /* Fails the test, showing gdb's output, when @text is not in stdout. */
 void gdb_expect_out(const struct harness_cmd *cmd, const char *text);
 
+/*
+ * Fails the test when stdout lacks @before "process PID" @after, for any
+ * decimal PID: the stub speaks multiprocess ids, so gdb names the inferior
+ * by the program's real pid.
+ */
+void gdb_expect_process(const struct harness_cmd *cmd, const char *before,
+			const char *after);
+
+/* gdb's line for the end of inferior 1, @how: "exited with code 06", ... */
+#define gdb_expect_exit(cmd, how) \
+	gdb_expect_process(cmd, "[Inferior 1 (", ") " how "]")
+
 /* Waits (up to 10 s) until process @pid is gone; true when it is. */
 bool gdb_wait_gone(pid_t pid);
 

@@ -52,7 +52,7 @@ static void expect_all_hits(const char *record)
 	gdb_expect_out(&cmd, "@@hits SIGUSR1 32 [16, 16]|hit_a 16 [16]|"
 		       "hit_b 16 [16]|hit_both 32 [16, 16] True\n");
 	/* The handler ran once per SIGUSR1 gdb saw and passed on. */
-	gdb_expect_out(&cmd, "[Inferior 1 (Remote target) exited with code 07]");
+	gdb_expect_exit(&cmd, "exited with code 07");
 	harness_cmd_free(&cmd);
 }
 
@@ -87,6 +87,6 @@ TEST(gdb_allstop, new_thread_listed_at_once)
 	gdb_expect_out(&cmd, "@@known 2\n");
 	gdb_expect_out(&cmd, "@@listed 2 2\n");
 	gdb_expect_out(&cmd, "Thread 1 hit Breakpoint 1, created ()");
-	gdb_expect_out(&cmd, "[Inferior 1 (Remote target) exited with code 04]");
+	gdb_expect_exit(&cmd, "exited with code 04");
 	harness_cmd_free(&cmd);
 }

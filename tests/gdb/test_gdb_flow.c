@@ -63,7 +63,7 @@ TEST(gdb_flow, reverse_next_finish)
 	calls = gdb_section(&cmd, "calls");
 	EXPECT_STREQ(calls, "1\tmain\n2\t  middle\n3\t    leaf\n4\t  middle\n"
 			    "5\t    leaf\n6\t  middle\n7\tmain\n");
-	gdb_expect_out(&cmd, "[Inferior 1 (Remote target) exited with code 022]");
+	gdb_expect_exit(&cmd, "exited with code 022");
 	free(lines);
 	free(got);
 	free(calls);
@@ -94,7 +94,7 @@ TEST(gdb_flow, threads_own_history)
 	gdb_run(&cmd, "gdb-threads", NULL, cmds);
 	threads = gdb_section(&cmd, "threads");
 	EXPECT_STREQ(threads, "@@th  0|leaf_a 3|leaf_b 5\n");
-	gdb_expect_out(&cmd, "[Inferior 1 (Remote target) exited normally]");
+	gdb_expect_exit(&cmd, "exited normally");
 	free(threads);
 	harness_cmd_free(&cmd);
 }

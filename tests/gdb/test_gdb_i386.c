@@ -206,7 +206,7 @@ TEST(gdb_i386, target_xml_and_registers)
 	 * syscall.
 	 */
 	EXPECT_STREQ(regs, "$1 = 0x12345678\n$2 = -2\n$3 = 1\n$4 = -1\n");
-	gdb_expect_out(&cmd, "[Inferior 1 (Remote target) exited with code 03]");
+	gdb_expect_exit(&cmd, "exited with code 03");
 	free(eip);
 	free(regs);
 	harness_cmd_free(&cmd);
@@ -298,7 +298,7 @@ TEST(gdb_i386, reverse_goto_exit)
 		snprintf(got, sizeof(got), "%.*s", (int)strcspn(p, "\n"), p);
 		EXPECT_STREQ(got, want[i]);
 	}
-	gdb_expect_out(&cmd, "[Inferior 1 (Remote target) exited with code 03]");
+	gdb_expect_exit(&cmd, "exited with code 03");
 	harness_cmd_free(&cmd);
 }
 
@@ -336,7 +336,7 @@ TEST(gdb_i386, signal_history)
 		"11:sig_send+20:5 12:sig_send+25:5\n");
 	pos = gdb_section(&cmd, "pos");
 	EXPECT_STREQ(pos, "restorer + 5 in section .text\n");
-	gdb_expect_out(&cmd, "[Inferior 1 (Remote target) exited with code 01]");
+	gdb_expect_exit(&cmd, "exited with code 01");
 	free(py);
 	free(pos);
 	harness_cmd_free(&cmd);
@@ -403,6 +403,6 @@ TEST(gdb_tdesc, amd64_target_xml)
 		"<reg name=\"gs_base\" bitsize=\"64\" type=\"int\" regnum=\"59\"/>\\x0a"
 		"</feature>\\x0a</target>\\x0a\"\n");
 	expect_info_record(&cmd, 21, 7);
-	gdb_expect_out(&cmd, "[Inferior 1 (Remote target) exited with code 03]");
+	gdb_expect_exit(&cmd, "exited with code 03");
 	harness_cmd_free(&cmd);
 }

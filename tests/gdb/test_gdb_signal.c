@@ -56,7 +56,7 @@ TEST(gdb_signal, handlers_recorded)
 	EXPECT_STREQ(back, "@@own spot,on_usr1,spot\n");
 	usr2 = gdb_section(&cmd, "usr2");
 	EXPECT_STREQ(usr2, "@@entry on_usr2 True\n");
-	gdb_expect_out(&cmd, "[Inferior 1 (Remote target) exited with code 05]");
+	gdb_expect_exit(&cmd, "exited with code 05");
 	free(usr1);
 	free(back);
 	free(usr2);
