@@ -10,6 +10,9 @@
  *    run is exactly a filtered marker, {skip_cmp_ret -> libc}, and another
  *    filtered marker (the program counts the runs itself);
  *  - the program runs as it would untraced (it checks its sorts).
+ * The same holds for i386-skip-qsort, the program built -m32 (suite
+ * skip32): skip.c reads its stack in 4-byte words, and its PLT and calls
+ * through pointers are carried out as 32-bit branches.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,11 +30,15 @@ struct skip_run {
 	int calls;
 };
 
-static void record_skip(const char *const opts[], struct skip_run *r)
+#define PROG64 "skip-qsort"
+#define PROG32 "i386-skip-qsort"
+
+static void record_skip(const char *prog, const char *const opts[],
+			struct skip_run *r)
 {
 	const char *c;
 
-	r->btr = raw_record("skip-qsort", opts, 0, &r->cmd);
+	r->btr = raw_record(prog, opts, 0, &r->cmd);
 	raw_labels_parse(r->cmd.out, &r->labels);
 	c = strstr(r->cmd.out, "calls ");
 	ASSERT_TRUE(c != NULL);
@@ -70,7 +77,16 @@ static size_t count_to(const struct raw_thread *t, uint64_t to)
 	return n;
 }
 
-TEST(skip, libc_and_ld_so_run_free_but_the_callback_is_recorded)
+static size_t count_from(const struct raw_thread *t, uint64_t from)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->n; i++)
+		n += t->recs[i].from == from;
+	return n;
+}
+
+static void libc_and_ld_so_skipped(const char *prog)
 {
 	const char *opts[] = { "--skip", "libc.so.6", "--skip", "ld-linux*", NULL };
 	struct skip_run r;
@@ -79,7 +95,7 @@ TEST(skip, libc_and_ld_so_run_free_but_the_callback_is_recorded)
 	const char *m;
 	size_t i, cmp = 0;
 
-	record_skip(opts, &r);
+	record_skip(prog, opts, &r);
 	t = &r.dump.threads[0];
 	lo = raw_label(&r.labels, "text_lo");
 	hi = raw_label(&r.labels, "text_hi");
@@ -104,24 +120,76 @@ TEST(skip, libc_and_ld_so_run_free_but_the_callback_is_recorded)
 	free_skip_run(&r);
 }
 
-TEST(skip, without_skip_the_same_callbacks_and_more)
+static void unmatched_glob_changes_nothing(const char *prog)
 {
 	const char *opts[] = { "--skip", "no-such-object.so", NULL };
 	struct skip_run r, full;
-	size_t i, cmp = 0;
-	uint64_t ret;
+	const struct raw_thread *t;
+	size_t i, outside = 0;
+	uint64_t lo, hi;
 
-	record_skip(NULL, &full);
-	record_skip(opts, &r);
-	/* A glob that matches nothing changes nothing. */
-	EXPECT_EQ(r.dump.threads[0].n, full.dump.threads[0].n);
-	EXPECT_EQ(raw_count_markers(&full.dump.threads[0], "filtered"), (size_t)0);
-	ret = raw_label(&full.labels, "skip_cmp_ret");
-	for (i = 0; i < full.dump.threads[0].n; i++)
-		cmp += full.dump.threads[0].recs[i].from == ret;
-	EXPECT_EQ(cmp, (size_t)full.calls);
+	record_skip(prog, NULL, &full);
+	record_skip(prog, opts, &r);
+	t = &full.dump.threads[0];
+	EXPECT_EQ(r.dump.threads[0].n, t->n);
+	EXPECT_EQ(raw_count_markers(t, "filtered"), (size_t)0);
+	EXPECT_EQ(count_from(t, raw_label(&full.labels, "skip_cmp_ret")),
+		  (size_t)full.calls);
+	/* Traced in full, libc's and ld.so's own branches are there. */
+	lo = raw_label(&full.labels, "text_lo");
+	hi = raw_label(&full.labels, "text_hi");
+	for (i = 0; i < t->n; i++)
+		outside += t->recs[i].from < lo || t->recs[i].from >= hi;
+	EXPECT_GT(outside, (size_t)0);
 	free_skip_run(&r);
 	free_skip_run(&full);
+}
+
+/* libc alone skipped (ld.so traced): every comparator run is still there. */
+static void libc_alone_skipped(const char *prog)
+{
+	const char *opts[] = { "--skip", "libc.so.6", NULL };
+	struct skip_run r;
+	const struct raw_thread *t;
+
+	record_skip(prog, opts, &r);
+	t = &r.dump.threads[0];
+	EXPECT_EQ(count_from(t, raw_label(&r.labels, "skip_cmp_ret")),
+		  (size_t)r.calls);
+	EXPECT_GT(raw_count_markers(t, "filtered"), (size_t)0);
+	EXPECT_EQ(raw_count_markers(t, "gap"), (size_t)0);
+	EXPECT_EQ(raw_count_markers(t, "filtered"), t->nmarkers);
+	free_skip_run(&r);
+}
+
+TEST(skip, libc_and_ld_so_run_free_but_the_callback_is_recorded)
+{
+	libc_and_ld_so_skipped(PROG64);
+}
+
+TEST(skip, without_skip_the_same_callbacks_and_more)
+{
+	unmatched_glob_changes_nothing(PROG64);
+}
+
+TEST(skip, libc_alone_skipped_keeps_every_callback)
+{
+	libc_alone_skipped(PROG64);
+}
+
+TEST(skip32, libc_and_ld_so_run_free_but_the_callback_is_recorded)
+{
+	libc_and_ld_so_skipped(PROG32);
+}
+
+TEST(skip32, without_skip_the_same_callbacks_and_libc_too)
+{
+	unmatched_glob_changes_nothing(PROG32);
+}
+
+TEST(skip32, libc_alone_skipped_keeps_every_callback)
+{
+	libc_alone_skipped(PROG32);
 }
 
 TEST(skip, an_empty_name_is_refused)
@@ -150,7 +218,7 @@ TEST(skip, stats_counts_filtered_regions_apart_from_gaps)
 	struct skip_run r;
 	char want[64];
 
-	record_skip(opts, &r);
+	record_skip(PROG64, opts, &r);
 	char *argv[] = { btrace, "stats", r.btr, NULL };
 
 	ASSERT_EQ(harness_run(argv, 30, &cmd), 0);

@@ -4,14 +4,9 @@
  * i386 program (tests/e2e/test_skip32.c).  The comparator is in assembly
  * here too (top-level asm: the i386 programs are one C file each) so that
  * its one branch, the ret at skip_cmp_ret, has a label.  Prints the same
- * labels and "calls N"; exits 0 when both sorts came out right.
+ * labels and "calls N"; exits 0 when both sorts came out right: its main
+ * is skip-qsort.c's own.
  */
-#include <stdio.h>
-#include <stdlib.h>
-
-int skip_cmp(const void *a, const void *b);
-extern char skip_cmp_ret[];
-extern char __executable_start[], etext[];
 int skip_cmp_calls;
 
 /* cdecl: the two pointers on the stack; the count through the GOT (PIE). */
@@ -39,28 +34,4 @@ __asm__(
 	"	ret\n"
 	".size skip_cmp, . - skip_cmp\n");
 
-typedef void (*sort_fn)(void *, size_t, size_t,
-			int (*)(const void *, const void *));
-
-int main(void)
-{
-	int a[] = { 5, 3, 9, 1, 7, 2, 8 }, b[] = { 4, 4, 1, 0 };
-	sort_fn volatile sort = qsort;
-	size_t i;
-	int bad = 0;
-
-	printf("label qsort %p\n", (void *)qsort);
-	printf("label skip_cmp %p\n", (void *)skip_cmp);
-	printf("label skip_cmp_ret %p\n", (void *)skip_cmp_ret);
-	printf("label text_lo %p\n", (void *)__executable_start);
-	printf("label text_hi %p\n", (void *)etext);
-	fflush(stdout);
-	sort(a, sizeof(a) / sizeof(a[0]), sizeof(a[0]), skip_cmp);
-	sort(b, sizeof(b) / sizeof(b[0]), sizeof(b[0]), skip_cmp);
-	for (i = 1; i < sizeof(a) / sizeof(a[0]); i++)
-		bad |= a[i - 1] > a[i];
-	for (i = 1; i < sizeof(b) / sizeof(b[0]); i++)
-		bad |= b[i - 1] > b[i];
-	printf("calls %d\n", skip_cmp_calls);
-	return bad;
-}
+#include "skip-qsort.c"
