@@ -259,19 +259,26 @@ long kt_pinned(void)
 	return kt_sysfs_long("pinned_pages");
 }
 
-long kt_vmlck_kb(void)
+long kt_status_kb(const char *field)
 {
 	char line[256];
+	size_t n = strlen(field);
 	long kb = -1;
 	FILE *f = fopen("/proc/self/status", "re");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
+		if (!strncmp(line, field, n) && line[n] == ':' &&
+		    sscanf(line + n + 1, "%ld kB", &kb) == 1)
 			break;
 	fclose(f);
 	return kb;
+}
+
+long kt_vmlck_kb(void)
+{
+	return kt_status_kb("VmLck");
 }
 
 int kt_in_child(int (*fn)(void *), void *arg)

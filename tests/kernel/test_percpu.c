@@ -747,17 +747,7 @@ static int sim_unprivileged(void)
  */
 static long vmpin_kb(void)
 {
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
+	return kt_status_kb("VmPin");
 }
 
 #define BUF_KB (BUF / 1024)
