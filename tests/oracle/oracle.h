@@ -198,5 +198,15 @@ uint64_t oracle_load_bias(const char *out, const struct oracle_image *img);
  * gap or other marker.
  */
 void oracle_expect_static_whole(const char *name);
+/* The variant's own check of the load bias btrace's trace gives @prog. */
+typedef void (*oracle_bias_check)(const char *prog,
+				  const struct oracle_image *img,
+				  uint64_t bias);
+/*
+ * The dynamic program @name (with libc), recorded into @trace_name and
+ * compared with qemu's log (@who names it) on the program's own functions.
+ */
+void oracle_expect_libc_program(const char *name, const char *trace_name,
+				const char *who, oracle_bias_check check);
 
 #endif /* ORACLE_H */

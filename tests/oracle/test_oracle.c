@@ -58,44 +58,15 @@ static uint64_t trace_bias(const char *prog, const struct oracle_image *img)
 	return bias;
 }
 
+/* The trace's own maps agree with the program on where it lives. */
+static void bias_from_maps(const char *prog, const struct oracle_image *img,
+			   uint64_t bias)
+{
+	EXPECT_EQ(trace_bias(prog, img), bias);
+}
+
 TEST(oracle, libc_program_own_functions)
 {
-	char *prog = PROG_PATH("oracle-libc");
-	struct oracle_pairs all = { 0 }, want = { 0 }, got = { 0 };
-	struct oracle_raw raw;
-	struct oracle_image img;
-	struct qemu_log_stats st;
-	struct harness_cmd q, rec;
-	char err[ORACLE_ERR];
-	uint64_t bias;
-	char *log;
-
-	if (oracle_image_open(prog, &img, err, sizeof(err)))
-		FAIL("%s", err);
-	log = oracle_qemu_trace(prog, &img, &q);
-	bias = oracle_load_bias(q.out, &img);
-	oracle_qemu_branches(log, &img, bias, &all, &st);
-	oracle_filter_funcs(&all, &img, bias, &want);
-	/* libc and ld.so ran too, outside the image. */
-	EXPECT_GT(st.outside, (uint64_t)10000);
-	EXPECT_GT(want.n, (size_t)500);
-
-	oracle_btrace_branches(prog, "oracle.btr", &raw, &rec);
-	/* The same output, but for the address line. */
-	EXPECT_STREQ(strchr(rec.out, '\n'), strchr(q.out, '\n'));
-	ASSERT_EQ(raw.n, (size_t)1);
-	bias = oracle_load_bias(rec.out, &img);
-	/* The trace's own maps agree with the program on where it lives. */
-	EXPECT_EQ(trace_bias(prog, &img), bias);
-	oracle_filter_funcs(&raw.t[0].pairs, &img, bias, &got);
-	oracle_expect_same(&want, &got, &img, "qemu");
-
-	oracle_raw_free(&raw);
-	harness_cmd_free(&q);
-	harness_cmd_free(&rec);
-	oracle_pairs_free(&all);
-	oracle_pairs_free(&want);
-	oracle_pairs_free(&got);
-	oracle_image_close(&img);
-	free(prog);
+	oracle_expect_libc_program("oracle-libc", "oracle.btr", "qemu",
+				   bias_from_maps);
 }

@@ -42,44 +42,18 @@ static void expect_source_lines(void)
 	free(btrace);
 }
 
+/* A 32-bit PIE loads below 4 GiB. */
+static void bias_below_4g(const char *prog, const struct oracle_image *img,
+			  uint64_t bias)
+{
+	(void)prog;
+	(void)img;
+	EXPECT_LT(bias, (uint64_t)1 << 32);
+}
+
 TEST(oracle32, libc_program_own_functions)
 {
-	char *prog = PROG_PATH("i386-libc");
-	struct oracle_pairs all = { 0 }, want = { 0 }, got = { 0 };
-	struct oracle_raw raw;
-	struct oracle_image img;
-	struct qemu_log_stats st;
-	struct harness_cmd q, rec;
-	char err[ORACLE_ERR];
-	uint64_t bias;
-	char *log;
-
-	if (oracle_image_open(prog, &img, err, sizeof(err)))
-		FAIL("%s", err);
-	log = oracle_qemu_trace(prog, &img, &q);
-	bias = oracle_load_bias(q.out, &img);
-	oracle_qemu_branches(log, &img, bias, &all, &st);
-	oracle_filter_funcs(&all, &img, bias, &want);
-	/* The i386 libc and ld.so ran too, outside the image. */
-	EXPECT_GT(st.outside, (uint64_t)10000);
-	EXPECT_GT(want.n, (size_t)500);
-
-	oracle_btrace_branches(prog, "oracle32.btr", &raw, &rec);
-	EXPECT_STREQ(strchr(rec.out, '\n'), strchr(q.out, '\n'));
-	ASSERT_EQ(raw.n, (size_t)1);
-	bias = oracle_load_bias(rec.out, &img);
-	/* A 32-bit PIE loads below 4 GiB. */
-	EXPECT_LT(bias, (uint64_t)1 << 32);
-	oracle_filter_funcs(&raw.t[0].pairs, &img, bias, &got);
-	oracle_expect_same(&want, &got, &img, "qemu-i386");
+	oracle_expect_libc_program("i386-libc", "oracle32.btr", "qemu-i386",
+				   bias_below_4g);
 	expect_source_lines();
-
-	oracle_raw_free(&raw);
-	harness_cmd_free(&q);
-	harness_cmd_free(&rec);
-	oracle_pairs_free(&all);
-	oracle_pairs_free(&want);
-	oracle_pairs_free(&got);
-	oracle_image_close(&img);
-	free(prog);
 }
