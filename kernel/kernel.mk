@@ -35,8 +35,10 @@ KBUILD_ARGS = -C $(KDIR) M=$(abspath $(KMOD_DIR)) O= \
 	      PTBTS_DS=$(abspath arch/x86/ds) PTBTS_WERROR=y W=1 \
 	      $(if $(V:0=),V=1)
 
-# Images are large and change only with the headers: kept across builds.
-KCACHE     := build/kernel-cache
+# Images are large and change only with the headers: kept across builds and
+# across clones, outside the tree, one file per kernel ABI.
+PTBTS_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/ptrace-bts
+KCACHE     := $(PTBTS_CACHE)/kernel
 
 KGUEST     := $(O)/kguest
 # tests/gdb/rsp_client.c: the raw gdb-protocol client, shared with the host.
