@@ -126,10 +126,13 @@ static void unmatched_glob_changes_nothing(const char *prog)
 	struct skip_run r, full;
 	const struct raw_thread *t;
 	size_t i, outside = 0;
+	unsigned long persona;
 	uint64_t lo, hi;
 
+	persona = harness_aslr_off();
 	record_skip(prog, NULL, &full);
 	record_skip(prog, opts, &r);
+	harness_aslr_restore(persona);
 	t = &full.dump.threads[0];
 	EXPECT_EQ(r.dump.threads[0].n, t->n);
 	EXPECT_EQ(raw_count_markers(t, "filtered"), (size_t)0);

@@ -8,7 +8,6 @@
  * randomisation off.  Its children must meet no breakpoint of ours.
  */
 #include <stdlib.h>
-#include <sys/personality.h>
 
 #include <bts.h>
 
@@ -81,13 +80,14 @@ struct run {
 /* Records speed-forms in @mode ("single" or "branch", the same length). */
 static void record_mode(const char *mode, bool no_aslr, struct run *r)
 {
-	int persona = personality(0xffffffff);
+	unsigned long persona = 0;
 
 	ASSERT_EQ(setenv("BTS_STEP_MODE", mode, 1), 0);
 	if (no_aslr)
-		personality(persona | ADDR_NO_RANDOMIZE);
+		persona = harness_aslr_off();
 	r->btr = raw_record("speed-forms", NULL, 0, &r->cmd);
-	personality(persona);
+	if (no_aslr)
+		harness_aslr_restore(persona);
 	unsetenv("BTS_STEP_MODE");
 	raw_labels_parse(r->cmd.out, &r->labels);
 	raw_dump_load(r->btr, &r->dump);

@@ -134,6 +134,15 @@ void harness_cmd_free(struct harness_cmd *cmd);
 /* The exit code, or 128 + signal for a killed command. */
 int harness_exit_code(const struct harness_cmd *cmd);
 
+/*
+ * Programs started from now on get the same addresses in every run (what
+ * setarch -R does): libc's string routines take alignment-dependent
+ * branches, so two recordings compared branch for branch need this.
+ * Returns the persona to hand back to harness_aslr_restore().
+ */
+unsigned long harness_aslr_off(void);
+void harness_aslr_restore(unsigned long persona);
+
 /* Paths inside the build and source trees. */
 char *harness_path(const char *dir, const char *rel);	/* malloc'ed */
 #define BTRACE_PATH()	harness_path(BTS_BUILD_DIR, "btrace")

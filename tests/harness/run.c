@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/personality.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -119,4 +120,17 @@ int harness_exit_code(const struct harness_cmd *cmd)
 	if (WIFSIGNALED(cmd->status))
 		return 128 + WTERMSIG(cmd->status);
 	return WEXITSTATUS(cmd->status);
+}
+
+unsigned long harness_aslr_off(void)
+{
+	unsigned long persona = (unsigned long)personality(0xffffffff);
+
+	personality(persona | ADDR_NO_RANDOMIZE);
+	return persona;
+}
+
+void harness_aslr_restore(unsigned long persona)
+{
+	personality(persona);
 }

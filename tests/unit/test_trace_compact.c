@@ -279,8 +279,10 @@ TEST(trace_compact, real_records_round_trip)
 	struct bts_trace *t, *t2;
 	struct ptbts_record *r;
 	struct bts_writer *w;
+	unsigned long persona;
 	size_t n;
 
+	persona = harness_aslr_off();
 	ASSERT_EQ(record(prog, raw, BTS_FORMAT_RAW), 0);
 	ASSERT_EQ(bts_trace_open(raw, &t), 0);
 	ASSERT_GE(bts_trace_nthreads(t), (size_t)1);
@@ -302,6 +304,7 @@ TEST(trace_compact, real_records_round_trip)
 	free(r);
 
 	ASSERT_EQ(record(prog, direct, BTS_FORMAT_COMPACT), 0);
+	harness_aslr_restore(persona);
 	ASSERT_EQ(bts_trace_open(direct, &t), 0);
 	EXPECT_EQ(bts_trace_format(t), BTS_FORMAT_COMPACT);
 	EXPECT_EQ(bts_trace_thread(t, 0)->nrecords, (uint64_t)n);
