@@ -374,9 +374,9 @@ void ptbts_percpu_end(struct ptbts_session *s)
 	s->percpu = NULL;
 	mutex_unlock(&ptbts_percpu_lock);
 	cpus_read_unlock();
-	/* Every buffer is refunded: the owner's mm is no longer needed. */
-	if (p->mm)
-		mmdrop(p->mm);
+	/* Every buffer is refunded: the owner is no longer needed. */
+	if (p->owner.user)
+		ptbts_owner_put(&p->owner);
 	kfree(p);
 }
 

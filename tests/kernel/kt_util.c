@@ -281,6 +281,11 @@ long kt_vmlck_kb(void)
 	return kt_status_kb("VmLck");
 }
 
+long kt_vmpin_kb(void)
+{
+	return kt_status_kb("VmPin");
+}
+
 int kt_in_child(int (*fn)(void *), void *arg)
 {
 	int p[2], st, res = -1;

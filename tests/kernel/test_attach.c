@@ -112,9 +112,9 @@ static int attach_as_user(void *arg)
 	KT_CHECK(fd >= 0);
 	KT_CHECK(kt_tracee_start(&t, 0, 1) == 0);
 	KT_CHECK(kt_attach(fd, t.pid, buf, BUF_SIZE) == 0);
-	KT_CHECK(kt_vmlck_kb() == BUF_SIZE / 1024);
+	KT_CHECK(kt_vmpin_kb() == BUF_SIZE / 1024);
 	KT_CHECK(kt_detach(fd, t.pid) == 0);
-	KT_CHECK(kt_vmlck_kb() == 0);
+	KT_CHECK(kt_vmpin_kb() == 0);
 	kt_tracee_kill(&t);
 	return 0;
 }

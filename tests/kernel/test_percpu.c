@@ -741,43 +741,39 @@ static int sim_unprivileged(void)
 }
 
 /*
- * The buffers are charged to the owner's pinned memory (mm->pinned_vm,
- * VmPin: percpu_hw.c says why not VmLck) from before they are allocated
- * until they are freed, whatever frees them.
+ * The buffers are charged to the owner (shown in VmPin, not VmLck:
+ * charge.c says why) from before they are allocated until they are freed,
+ * whatever frees them.
  */
-static long vmpin_kb(void)
-{
-	return kt_status_kb("VmPin");
-}
 
 #define BUF_KB (BUF / 1024)
 
 /* As root (CAP_IPC_LOCK: no limit), charged all the same. */
 static int sim_memlock_charged(void)
 {
-	long v0 = vmpin_kb(), vlck = kt_vmlck_kb();
+	long v0 = kt_vmpin_kb(), vlck = kt_vmlck_kb();
 	const uint8_t *m;
 	int fd = kt_open();
 
 	KT_CHECK(fd >= 0 && v0 >= 0);
 	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == 0);
-	KT_CHECK(vmpin_kb() == v0 + 2 * BUF_KB);
+	KT_CHECK(kt_vmpin_kb() == v0 + 2 * BUF_KB);
 	KT_CHECK(kt_vmlck_kb() == vlck);
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
-	KT_CHECK(vmpin_kb() == v0 + 2 * BUF_KB);	/* still held */
+	KT_CHECK(kt_vmpin_kb() == v0 + 2 * BUF_KB);	/* still held */
 	/* A new start refunds the last run's buffers first. */
 	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == 0);
-	KT_CHECK(vmpin_kb() == v0 + BUF_KB);
+	KT_CHECK(kt_vmpin_kb() == v0 + BUF_KB);
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
 	/* A failed start (rollback after CPU 0's buffer): all refunded. */
 	KT_CHECK(knob("percpu_fail_alloc", 1) == 0);
 	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == -ENOMEM);
 	KT_CHECK(knob("percpu_fail_alloc", -1) == 0);
-	KT_CHECK(vmpin_kb() == v0 && pages() == 0);
+	KT_CHECK(kt_vmpin_kb() == v0 && pages() == 0);
 	KT_CHECK(knob("percpu_busy", 1) == 0);
 	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == -EBUSY);
 	KT_CHECK(knob("percpu_busy", -1) == 0);
-	KT_CHECK(vmpin_kb() == v0 && pages() == 0);
+	KT_CHECK(kt_vmpin_kb() == v0 && pages() == 0);
 	/*
 	 * A buffer of the last run still mapped (even in part, after a
 	 * split): a new start would free its pages under the mapping,
@@ -789,12 +785,12 @@ static int sim_memlock_charged(void)
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
 	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == -EBUSY);
 	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_STOPPED);
-	KT_CHECK(vmpin_kb() == v0 + 2 * BUF_KB);
+	KT_CHECK(kt_vmpin_kb() == v0 + 2 * BUF_KB);
 	munmap((void *)m, KT_PAGE);
 	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == -EBUSY);
 	munmap((void *)(m + KT_PAGE), KT_PAGE);
 	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == 0);
-	KT_CHECK(vmpin_kb() == v0 + BUF_KB);
+	KT_CHECK(kt_vmpin_kb() == v0 + BUF_KB);
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
 	/*
 	 * Closed while mapped: the mapping holds the session, whose buffers
@@ -803,11 +799,11 @@ static int sim_memlock_charged(void)
 	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == 0);
 	m = mmap(NULL, BUF, PROT_READ, MAP_SHARED, fd, 0);
 	KT_CHECK(m != MAP_FAILED);
-	KT_CHECK(vmpin_kb() == v0 + 2 * BUF_KB);
+	KT_CHECK(kt_vmpin_kb() == v0 + 2 * BUF_KB);
 	close(fd);
-	KT_CHECK(vmpin_kb() == v0 + 2 * BUF_KB && pages() == 2 * BUF / KT_PAGE);
+	KT_CHECK(kt_vmpin_kb() == v0 + 2 * BUF_KB && pages() == 2 * BUF / KT_PAGE);
 	munmap((void *)m, BUF);
-	KT_CHECK(vmpin_kb() == v0 && pages() == 0);
+	KT_CHECK(kt_vmpin_kb() == v0 && pages() == 0);
 	KT_CHECK(kt_vmlck_kb() == vlck);
 	return 0;
 }
@@ -815,24 +811,24 @@ static int sim_memlock_charged(void)
 /* CPU 1 joins late: charged when it joins, nothing when it cannot. */
 static int sim_memlock_hotplug(void)
 {
-	long v0 = vmpin_kb();
+	long v0 = kt_vmpin_kb();
 	int fd = kt_open();
 
 	KT_CHECK(fd >= 0 && v0 >= 0);
 	KT_CHECK(write_file(CPU1_ONLINE, "0") == 0);
 	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == 0);
-	KT_CHECK(vmpin_kb() == v0 + BUF_KB);
+	KT_CHECK(kt_vmpin_kb() == v0 + BUF_KB);
 	KT_CHECK(knob("percpu_fail_alloc", 1) == 0);
 	KT_CHECK(write_file(CPU1_ONLINE, "1") == 0);
 	KT_CHECK(knob("percpu_fail_alloc", -1) == 0);
 	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_FAILED);
-	KT_CHECK(vmpin_kb() == v0 + BUF_KB);
+	KT_CHECK(kt_vmpin_kb() == v0 + BUF_KB);
 	KT_CHECK(write_file(CPU1_ONLINE, "0") == 0);
 	KT_CHECK(write_file(CPU1_ONLINE, "1") == 0);
 	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_RECORDING);
-	KT_CHECK(vmpin_kb() == v0 + 2 * BUF_KB);
+	KT_CHECK(kt_vmpin_kb() == v0 + 2 * BUF_KB);
 	close(fd);
-	KT_CHECK(vmpin_kb() == v0 && pages() == 0);
+	KT_CHECK(kt_vmpin_kb() == v0 && pages() == 0);
 	return 0;
 }
 
@@ -864,23 +860,23 @@ static int memlock_limited(void *arg)
 	KT_CHECK(drop_ipc_lock() == 0);
 	fd = kt_open();
 	KT_CHECK(fd >= 0);
-	KT_CHECK(vmpin_kb() == 0);
+	KT_CHECK(kt_vmpin_kb() == 0);
 	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == -ENOMEM);
-	KT_CHECK(vmpin_kb() == 0 && pages() == 0);
+	KT_CHECK(kt_vmpin_kb() == 0 && pages() == 0);
 	KT_CHECK(status(fd, 0, &st) == -ENODEV);
 	KT_CHECK(start(fd, 1, PTBTS_MODE_STOP) == 0);
-	KT_CHECK(vmpin_kb() == BUF_KB && pages() == BUF / KT_PAGE);
+	KT_CHECK(kt_vmpin_kb() == BUF_KB && pages() == BUF / KT_PAGE);
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
 	/* CPU 1 offline at the start; over the limit when it comes back. */
 	KT_CHECK(write_file(CPU1_ONLINE, "0") == 0);
 	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == 0);
-	KT_CHECK(vmpin_kb() == BUF_KB);
+	KT_CHECK(kt_vmpin_kb() == BUF_KB);
 	KT_CHECK(write_file(CPU1_ONLINE, "1") == 0);
 	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_FAILED);
-	KT_CHECK(vmpin_kb() == BUF_KB && pages() == BUF / KT_PAGE);
+	KT_CHECK(kt_vmpin_kb() == BUF_KB && pages() == BUF / KT_PAGE);
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
 	close(fd);
-	KT_CHECK(vmpin_kb() == 0 && pages() == 0);
+	KT_CHECK(kt_vmpin_kb() == 0 && pages() == 0);
 	return 0;
 }
 
@@ -888,6 +884,52 @@ static int sim_memlock_limit(void)
 {
 	KT_CHECK(kt_in_child(memlock_limited, NULL) == 0);
 	KT_CHECK(pages() == 0);
+	return 0;
+}
+
+/*
+ * One limit for both kinds of buffer: with 6 pages, a CPU's buffer (4)
+ * leaves room for a thread buffer of 2 pages and not 3, and a thread's 3
+ * pages leave no room for a CPU's 4.
+ */
+static int memlock_shared(void *arg)
+{
+	struct rlimit rl = { 6 * KT_PAGE, 6 * KT_PAGE };
+	uint8_t *p = kt_map(3 * KT_PAGE);
+	struct kt_tracee t;
+	int fd;
+
+	(void)arg;
+	KT_CHECK(p != NULL);
+	KT_CHECK(setrlimit(RLIMIT_MEMLOCK, &rl) == 0);
+	KT_CHECK(drop_ipc_lock() == 0);
+	fd = kt_open();
+	KT_CHECK(fd >= 0);
+	KT_CHECK(kt_tracee_start(&t, 0, 1) == 0);
+	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == 0);
+	KT_CHECK(kt_attach(fd, t.pid, p, 3 * KT_PAGE) == -ENOMEM);
+	KT_CHECK(kt_attach(fd, t.pid, p, 2 * KT_PAGE) == 0);
+	KT_CHECK(kt_vmpin_kb() == BUF_KB + 8);
+	KT_CHECK(kt_detach(fd, t.pid) == 0);
+	close(fd);
+	/* The other way round: a thread's 3 pages leave no room for 4. */
+	fd = kt_open();
+	KT_CHECK(fd >= 0);
+	KT_CHECK(kt_attach(fd, t.pid, p, 3 * KT_PAGE) == 0);
+	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == -ENOMEM);
+	KT_CHECK(kt_detach(fd, t.pid) == 0);
+	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == 0);
+	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
+	close(fd);
+	kt_tracee_kill(&t);
+	KT_CHECK(kt_vmpin_kb() == 0 && pages() == 0);
+	return 0;
+}
+
+static int sim_memlock_shared(void)
+{
+	KT_CHECK(kt_in_child(memlock_shared, NULL) == 0);
+	KT_CHECK(pages() == 0 && kt_pinned() == 0);
 	return 0;
 }
 
@@ -953,6 +995,7 @@ TEST(percpu_sim, session_on_simulated_msrs)
 		{ "memlock_charged_and_refunded", sim_memlock_charged },
 		{ "memlock_hotplug_join", sim_memlock_hotplug },
 		{ "memlock_limit_is_enomem", sim_memlock_limit },
+		{ "memlock_one_limit_for_cpus_and_threads", sim_memlock_shared },
 		{ "libbts_api_start_status_records_stop", sim_libbts_api },
 	};
 	size_t i;

@@ -479,7 +479,10 @@ struct ptbts_percpu_status {
  *           -EEXIST  the thread is attached already (to any session)
  *           -EFAULT  part of the buffer is not mapped, or beyond user space
  *           -EACCES  part of the buffer is not writable
- *           -ENOMEM  past RLIMIT_MEMLOCK (without CAP_IPC_LOCK)
+ *           -ENOMEM  past RLIMIT_MEMLOCK (without CAP_IPC_LOCK): every
+ *                    buffer of every session of the caller's user is
+ *                    charged to that user (shown in the caller's VmPin),
+ *                    checked before anything is allocated
  *   DETACH, STATUS, WAIT, ACK  -ESRCH  the session holds no such thread
  *   WAIT    -EINVAL  a reserved field set
  *           -ETIMEDOUT  the timeout passed and the thread is not ready (the
@@ -499,10 +502,10 @@ struct ptbts_percpu_status {
  *           -ENODEV  none of the CPUs is online
  *           -ENOMEM  a CPU's buffer could not be allocated, or the
  *                    buffers would pass the caller's RLIMIT_MEMLOCK
- *                    (without CAP_IPC_LOCK): they are charged to its
- *                    pinned memory (VmPin) until freed; nothing is left
- *                    allocated or charged (a CPU that joins later past
- *                    the limit is FAILED)
+ *                    (without CAP_IPC_LOCK): they are charged as
+ *                    ATTACH's buffers are, one limit for both, until
+ *                    freed; nothing is left allocated or charged (a
+ *                    CPU that joins later past the limit is FAILED)
  *           -EIO     an MSR faulted on a CPU (nothing is left started)
  *   PERCPU_STOP  -ENODEV  the per-CPU mode is not running
  *   PERCPU_STATUS  -EINVAL  a reserved field set, a CPU past 63
