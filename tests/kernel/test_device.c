@@ -157,7 +157,7 @@ static void expect_file(const char *rel, const char *want)
 
 TEST(sysfs, one_value_per_file)
 {
-	expect_file("abi_version", "1");
+	expect_file("abi_version", "2");
 	expect_file("record_size", "24");
 	expect_file("pinned_pages", "0");
 	expect_file("sources/kmod-bts/available", "0");

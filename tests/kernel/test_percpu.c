@@ -32,14 +32,25 @@
 
 #define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
 
+/*
+ * The CPU mask of the next start: CPUs 0-63 in [0], up to PC_MASK_WORDS
+ * words, all of them read by the module when pc_config()'s size is
+ * changed (PTBTS_CPU_MASK_MAX bytes at most).
+ */
+#define PC_MASK_WORDS	(PTBTS_CPU_MASK_MAX / 8 + 1)
+static uint64_t pc_mask[PC_MASK_WORDS];
+
 static struct ptbts_percpu_config pc_config(uint64_t cpus)
 {
 	struct ptbts_percpu_config c;
 
 	memset(&c, 0, sizeof(c));
+	memset(pc_mask, 0, sizeof(pc_mask));
+	pc_mask[0] = cpus;
 	c.size = sizeof(c);
 	c.mode = PTBTS_MODE_RING;
-	c.cpus = cpus;
+	c.cpu_mask = (uintptr_t)pc_mask;
+	c.cpu_mask_size = 8;
 	c.buffer_size = 16 * KT_PAGE;
 	return c;
 }
@@ -120,14 +131,21 @@ TEST(percpu, bad_config_is_einval)
 	} while (0)
 	BAD(c.flags = 1);
 	BAD(c.flags = 0x80000000u);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 3; i++)
 		BAD(c.__reserved[i] = 1ull << 63);
+	BAD(c.__reserved0 = 1);
 	BAD(c.mode = PTBTS_MODE_BLOCK);
 	BAD(c.mode = 3);
 	BAD(c.mode = ~0u);
-	BAD(c.cpus = 0);
-	BAD(c.cpus = 1ull << 2);	/* not a possible CPU here */
-	BAD(c.cpus = 3 | 1ull << 63);
+	BAD(pc_mask[0] = 0);
+	BAD(pc_mask[0] = 1ull << 2);	/* not a possible CPU here */
+	BAD(pc_mask[0] = 3 | 1ull << 63);
+	BAD(c.cpu_mask_size = 0);
+	BAD(c.cpu_mask_size = 4);
+	BAD(c.cpu_mask_size = 12);
+	BAD(c.cpu_mask_size = PTBTS_CPU_MASK_MAX + 8);
+	BAD(c.cpu_mask_size = 16; pc_mask[1] = 1);	/* CPU 64 */
+	BAD(c.cpu_mask_size = 16; pc_mask[0] = 0);	/* no CPU */
 	BAD(c.buffer_size = 0);
 	BAD(c.buffer_size = KT_PAGE + 8);
 	BAD(c.buffer_size = 100);
@@ -136,6 +154,37 @@ TEST(percpu, bad_config_is_einval)
 	BAD(c.size = PTBTS_PERCPU_CONFIG_SIZE_VER0 - 8);
 	BAD(c.size = 0);
 #undef BAD
+	EXPECT_EQ(kt_sysfs_long("percpu_pages"), 0);
+}
+
+/*
+ * The CPU mask has a size: more than 64 bits is a valid mask (the start
+ * then meets the CPU's refusal, -EOPNOTSUPP), as long as every bit set is
+ * a CPU of this machine, wherever it stands; an unreadable mask is -EFAULT.
+ */
+TEST(percpu, cpu_mask_of_any_size)
+{
+	const uint32_t sizes[] = { 16, 24, 1024, PTBTS_CPU_MASK_MAX };
+	struct ptbts_percpu_config c;
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		c = pc_config(3);
+		c.cpu_mask_size = sizes[i];
+		EXPECT_EQ(pc_start(&c), -EOPNOTSUPP);
+		EXPECT_EQ(c.unavail, (unsigned)PTBTS_UNAVAIL_NOT_INTEL);
+		c = pc_config(3);
+		c.cpu_mask_size = sizes[i];
+		pc_mask[sizes[i] / 8 - 1] |= 1ull << 63;
+		EXPECT_EQ(pc_start(&c), -EINVAL);
+		c = pc_config(0);
+		c.cpu_mask_size = sizes[i];
+		pc_mask[sizes[i] / 8 - 1] = 1ull << 7;
+		EXPECT_EQ(pc_start(&c), -EINVAL);
+	}
+	c = pc_config(1);
+	c.cpu_mask = 0;
+	EXPECT_EQ(pc_start(&c), -EFAULT);
 	EXPECT_EQ(kt_sysfs_long("percpu_pages"), 0);
 }
 
@@ -170,7 +219,7 @@ static int start_unprivileged(void *arg)
 	KT_CHECK(kt_become_user() == 0);
 	KT_CHECK(pc_start(&c) == -EOPNOTSUPP);
 	KT_CHECK(c.unavail == PTBTS_UNAVAIL_NOT_INTEL);
-	c.cpus = 0;
+	pc_mask[0] = 0;
 	KT_CHECK(pc_start(&c) == -EINVAL);
 	return 0;
 }
@@ -495,8 +544,7 @@ static int sim_start_status_stop(void)
 	KT_CHECK(st.offset == 0 && st.buffer_size == BUF);
 	KT_CHECK(status(fd, 1, &st) == 0);
 	KT_CHECK(st.state == PTBTS_PERCPU_RECORDING && st.offset == BUF);
-	KT_CHECK(status(fd, 5, &st) == 0);
-	KT_CHECK(st.state == PTBTS_PERCPU_OFF && st.buffer_size == 0);
+	KT_CHECK(status(fd, 5, &st) == -EINVAL);	/* not a CPU here */
 	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == -EBUSY);
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == -ENODEV);
@@ -880,6 +928,25 @@ static int memlock_limited(void *arg)
 	return 0;
 }
 
+/* A mask of 128 bits names CPUs 0 and 1: both record. */
+static int sim_wide_mask(void)
+{
+	struct ptbts_percpu_config c = pc_config(3);
+	struct ptbts_percpu_status st;
+	int fd = kt_open();
+
+	KT_CHECK(fd >= 0);
+	c.cpu_mask_size = 16;
+	c.buffer_size = BUF;
+	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_START, &c) == 0);
+	KT_CHECK(status(fd, 0, &st) == 0 && st.state == PTBTS_PERCPU_RECORDING);
+	KT_CHECK(status(fd, 1, &st) == 0 && st.state == PTBTS_PERCPU_RECORDING);
+	KT_CHECK(status(fd, 2, &st) == -EINVAL);
+	close(fd);
+	KT_CHECK(pages() == 0);
+	return 0;
+}
+
 static int sim_memlock_limit(void)
 {
 	KT_CHECK(kt_in_child(memlock_limited, NULL) == 0);
@@ -995,6 +1062,7 @@ TEST(percpu_sim, session_on_simulated_msrs)
 		{ "memlock_charged_and_refunded", sim_memlock_charged },
 		{ "memlock_hotplug_join", sim_memlock_hotplug },
 		{ "memlock_limit_is_enomem", sim_memlock_limit },
+		{ "cpu_mask_of_128_bits", sim_wide_mask },
 		{ "memlock_one_limit_for_cpus_and_threads", sim_memlock_shared },
 		{ "libbts_api_start_status_records_stop", sim_libbts_api },
 	};
