@@ -276,7 +276,7 @@ int ptbts_lifetime_init(void);
 void ptbts_lifetime_exit(void);
 int ptbts_registry_add(struct ptbts_thread *t);
 void ptbts_registry_del(struct ptbts_thread *t);
-void ptbts_flush_releases(void);
+int ptbts_releases_queued(void);
 void ptbts_release_work(struct work_struct *work);
 
 #endif /* PTBTS_H */

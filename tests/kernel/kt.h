@@ -60,6 +60,7 @@ long kt_vmlck_kb(void);
 long kt_vmpin_kb(void);
 /* A "NAME:  N kB" line of /proc/self/status, or -1. */
 long kt_status_kb(const char *field);
+/* pinned_pages once the queued releases are done, or -1. */
 long kt_pinned(void);
 
 /*
