@@ -137,6 +137,17 @@ enum ptbts_source {
  * @PTBTS_MODE_STOP:  stop recording, count what is lost
  * @PTBTS_MODE_BLOCK: the traced thread waits until the consumer has
  *                    acknowledged room (lossless)
+ *
+ * What a tracer may rely on in %PTBTS_MODE_BLOCK: a thread that waits for
+ * room waits as if in an interruptible sleep.  Every ptrace stop
+ * (PTRACE_INTERRUPT, a signal's delivery stop), group stop (SIGSTOP) and
+ * signal handler reaches it while it waits, and the freezer freezes it
+ * there: a tracer may wait for such a stop before it ACKs.  The records
+ * that found no room are kept, in order, and written once there is room,
+ * after the stop or the handler; none is lost or written twice.  Only
+ * SIGKILL (or an exit) ends the wait for good: what still waited is then
+ * counted in &struct ptbts_status.lost.  (kmod-step; for kmod-bts and
+ * kmod-pebs the hardware's records wait in the CPU's buffer.)
  */
 enum ptbts_mode {
 	PTBTS_MODE_RING		= 0,
