@@ -50,23 +50,6 @@ static pid_t seized_loop(long iters)
 	return pid;
 }
 
-static long wait_ready(int fd, pid_t tid, uint64_t timeout,
-		       struct ptbts_status *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	st->tid = tid;
-	st->timeout_ns = timeout;
-	return kt_ioctl(fd, PTBTS_IOC_WAIT, st);
-}
-
-static long ack(int fd, pid_t tid, uint64_t tail)
-{
-	struct ptbts_ack a = { .size = sizeof(a), .tid = (uint32_t)tid, .tail = tail };
-
-	return kt_ioctl(fd, PTBTS_IOC_ACK, &a);
-}
-
 /* The stop of @pid within 10 s: its waitpid() status, or -1. */
 static int stop_within(pid_t pid)
 {
@@ -132,7 +115,7 @@ static void stop_while_waiting(int sig)
 	cfg = kt_step_config(pid, buf, KT_PAGE, PTBTS_MODE_BLOCK, KT_PAGE);
 	ASSERT_EQ(kt_ioctl(fd, PTBTS_IOC_ATTACH, &cfg), 0);
 	ASSERT_EQ(ptrace(PTRACE_CONT, pid, 0, 0), 0);
-	ASSERT_EQ(wait_ready(fd, pid, 10000000000ull, &st), 0);
+	ASSERT_EQ(kt_wait(fd, pid, 10000000000ull, &st), 0);
 	EXPECT_EQ(st.state, (unsigned)PTBTS_STATE_RUNNING);
 	EXPECT_EQ(kt_count(&st, KT_PAGE), (uint64_t)SLOTS);
 	/* Let it reach its wait: its next record finds no room. */
@@ -162,10 +145,10 @@ static void stop_while_waiting(int sig)
 	/* ACK in the stop, resume, and take everything to the end. */
 	while (st.state != PTBTS_STATE_EXITED) {
 		consume(&c, kt_count(&st, KT_PAGE));
-		ASSERT_EQ(ack(fd, pid, c.tail), 0);
+		ASSERT_EQ(kt_ack(fd, pid, c.tail), 0);
 		if (st.state == PTBTS_STATE_STOPPED)
 			ASSERT_EQ(ptrace(PTRACE_CONT, pid, 0, 0), 0);
-		ASSERT_EQ(wait_ready(fd, pid, 10000000000ull, &st), 0);
+		ASSERT_EQ(kt_wait(fd, pid, 10000000000ull, &st), 0);
 		if (st.state == PTBTS_STATE_STOPPED)
 			ASSERT_EQ(waitpid(pid, &status, __WALL), pid);
 	}

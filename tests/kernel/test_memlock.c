@@ -21,6 +21,7 @@
 
 #include "harness.h"
 #include "kt.h"
+#include "kt_step.h"
 
 #define REEXEC_ENV	"PTBTS_TEST_MEMLOCK_REEXEC"
 #define LIMIT_PAGES	16
@@ -29,12 +30,8 @@
 static long state_of(int fd, pid_t tid)
 {
 	struct ptbts_status st;
-	long r;
+	long r = kt_status(fd, tid, &st);
 
-	memset(&st, 0, sizeof(st));
-	st.size = sizeof(st);
-	st.tid = tid;
-	r = kt_ioctl(fd, PTBTS_IOC_STATUS, &st);
 	return r < 0 ? r : (long)st.state;
 }
 
