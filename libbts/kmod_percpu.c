@@ -102,8 +102,11 @@ static int percpu_refused(long err, unsigned int why)
 int bts_percpu_start(uint64_t cpus, size_t buffer_size, int mode,
 		     struct bts_percpu **out)
 {
+	/* The module takes a mask of any size; libbts names 64 CPUs. */
+	uint64_t mask[1] = { cpus };
 	struct ptbts_percpu_config cfg = {
-		.size = sizeof(cfg), .mode = (uint32_t)mode, .cpus = cpus,
+		.size = sizeof(cfg), .mode = (uint32_t)mode,
+		.cpu_mask = (uintptr_t)mask, .cpu_mask_size = sizeof(mask),
 		.buffer_size = buffer_size,
 	};
 	struct ptbts_caps c;

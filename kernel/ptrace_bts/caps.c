@@ -6,14 +6,22 @@
  *	abi_version		PTBTS_ABI_VERSION
  *	record_size		bytes per record
  *	pinned_pages		pages pinned by every session together
+ *	releases_queued		buffers of exited threads (or of threads
+ *				whose tracer exited) whose release is queued
+ *				and not yet done: pinned_pages includes them
  *	hw_verified		0: the hardware sources have not yet run on a
  *				CPU with BTS (PTBTS_CAPS_HW_UNVERIFIED)
- *	percpu_reason		why the per-CPU mode cannot record ("ok")
+ *	percpu_reason		why the per-CPU mode cannot record on this
+ *				machine ("ok")
  *	percpu_pages		pages of per-CPU buffers the module holds
- *	sources/<name>/available	1 or 0
+ *	sources/<name>/available	1 or 0: whether the machine can
  *	sources/<name>/reason	why not, in words ("ok" when available)
  *
- * One value per file, all read-only.
+ * One value per file, all read-only and readable by everyone, so that no
+ * file's content depends on who reads it: the machine's reasons only (the
+ * CPU, PTI), never the reader's privilege nor perf's use of the PMU at the
+ * moment, which the CAPS ioctl gives its caller.  No show() waits for
+ * anything: a reader cannot be made to sleep by what other users do.
  */
 #include <linux/kobject.h>
 #include <linux/string.h>
@@ -79,15 +87,28 @@ static ssize_t record_size_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%zu\n", sizeof(struct ptbts_record));
 }
 
-/*
- * Releases queued by exiting threads are waited for, so that a reader who
- * saw a tracee die reads a count that includes its release.
- */
 static ssize_t pinned_pages_show(struct kobject *kobj,
 				 struct kobj_attribute *attr, char *buf)
 {
-	ptbts_flush_releases();
 	return sysfs_emit(buf, "%ld\n", ptbts_pinned_pages());
+}
+
+static ssize_t releases_queued_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", ptbts_releases_queued());
+}
+
+/* What the machine lets a source do, whoever asks (the uapi's order). */
+static u8 ptbts_machine_unavail(u32 source)
+{
+	switch (source) {
+	case PTBTS_SOURCE_KMOD_BTS:
+	case PTBTS_SOURCE_KMOD_PEBS:
+		return ptbts_hw_unavail(source, PTBTS_HW_MACHINE);
+	default:
+		return ptbts_source_unavail(source);
+	}
 }
 
 static ssize_t hw_verified_show(struct kobject *kobj,
@@ -99,8 +120,9 @@ static ssize_t hw_verified_show(struct kobject *kobj,
 static ssize_t percpu_reason_show(struct kobject *kobj,
 				  struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%s\n",
-			  ptbts_unavail_name(ptbts_hw_percpu_unavail()));
+	u8 why = ptbts_machine_unavail(PTBTS_SOURCE_KMOD_BTS);
+
+	return sysfs_emit(buf, "%s\n", ptbts_unavail_name(why));
 }
 
 static ssize_t percpu_pages_show(struct kobject *kobj,
@@ -115,11 +137,13 @@ static struct kobj_attribute ptbts_attr_hwv = __ATTR_RO(hw_verified);
 static struct kobj_attribute ptbts_attr_percpu = __ATTR_RO(percpu_reason);
 static struct kobj_attribute ptbts_attr_rec = __ATTR_RO(record_size);
 static struct kobj_attribute ptbts_attr_pinned = __ATTR_RO(pinned_pages);
+static struct kobj_attribute ptbts_attr_queued = __ATTR_RO(releases_queued);
 
 static struct attribute *ptbts_root_attrs[] = {
 	&ptbts_attr_abi.attr,
 	&ptbts_attr_rec.attr,
 	&ptbts_attr_pinned.attr,
+	&ptbts_attr_queued.attr,
 	&ptbts_attr_hwv.attr,
 	&ptbts_attr_percpu.attr,
 	&ptbts_attr_pcpages.attr,
@@ -148,7 +172,7 @@ static u32 ptbts_attr_source(struct kobj_attribute *attr)
 static ssize_t available_show(struct kobject *kobj,
 			      struct kobj_attribute *attr, char *buf)
 {
-	u8 why = ptbts_source_unavail(ptbts_attr_source(attr));
+	u8 why = ptbts_machine_unavail(ptbts_attr_source(attr));
 
 	return sysfs_emit(buf, "%d\n", why == PTBTS_OK);
 }
@@ -156,7 +180,7 @@ static ssize_t available_show(struct kobject *kobj,
 static ssize_t reason_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
-	u8 why = ptbts_source_unavail(ptbts_attr_source(attr));
+	u8 why = ptbts_machine_unavail(ptbts_attr_source(attr));
 
 	return sysfs_emit(buf, "%s\n", ptbts_unavail_name(why));
 }

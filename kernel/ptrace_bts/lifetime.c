@@ -25,6 +25,8 @@ static DEFINE_SPINLOCK(ptbts_reg_lock);
 static LIST_HEAD(ptbts_registry);
 static struct workqueue_struct *ptbts_wq;
 static struct tracepoint *ptbts_tp_exit;
+/* Releases queued and not yet done; sysfs shows it (caps.c). */
+static atomic_t ptbts_nr_queued = ATOMIC_INIT(0);
 
 /* Under the registry lock: the attachment ends, its release is queued. */
 static void ptbts_registry_evict(struct ptbts_thread *t, u32 why)
@@ -32,6 +34,7 @@ static void ptbts_registry_evict(struct ptbts_thread *t, u32 why)
 	list_del_init(&t->reg_node);
 	WRITE_ONCE(t->gone, why);
 	refcount_inc(&t->ref);
+	atomic_inc(&ptbts_nr_queued);
 	queue_work(ptbts_wq, &t->release_work);
 }
 
@@ -61,6 +64,7 @@ void ptbts_release_work(struct work_struct *work)
 
 	ptbts_thread_release(t);
 	ptbts_thread_put(t);
+	atomic_dec(&ptbts_nr_queued);
 }
 
 /* Whether @tracer still traces @task (it may have PTRACE_DETACHed). */
@@ -123,11 +127,13 @@ void ptbts_registry_del(struct ptbts_thread *t)
 }
 
 /**
- * ptbts_flush_releases() - wait for every queued release
+ * ptbts_releases_queued() - releases queued by exits and not yet done
+ *
+ * Return: the count.
  */
-void ptbts_flush_releases(void)
+int ptbts_releases_queued(void)
 {
-	flush_workqueue(ptbts_wq);
+	return atomic_read(&ptbts_nr_queued);
 }
 
 static void ptbts_find_tp(struct tracepoint *tp, void *priv)

@@ -29,7 +29,7 @@ static bool ptbts_percpu_reserved_clear(const struct ptbts_percpu_config *c)
 {
 	size_t i;
 
-	if (c->flags)
+	if (c->flags || c->__reserved0)
 		return false;
 	for (i = 0; i < ARRAY_SIZE(c->__reserved); i++)
 		if (c->__reserved[i])
@@ -37,32 +37,66 @@ static bool ptbts_percpu_reserved_clear(const struct ptbts_percpu_config *c)
 	return true;
 }
 
-/* Every CPU named must be one this machine can ever have. */
-static bool ptbts_percpu_cpus_ok(u64 cpus)
+/*
+ * One word of the user's mask, CPUs @base to @base + 63: every CPU named
+ * must be one this machine can ever have (-EINVAL); the module records on
+ * the first DS_PERCPU_MAX only (-EOPNOTSUPP).
+ */
+static int ptbts_percpu_mask_word(u64 word, unsigned int base, u64 *cpus)
 {
-	unsigned int cpu;
+	unsigned int bit, cpu;
 
-	if (!cpus)
-		return false;
-	for (cpu = 0; cpu < DS_PERCPU_MAX; cpu++)
-		if ((cpus & (1ULL << cpu)) &&
-		    (cpu >= nr_cpu_ids || !cpu_possible(cpu)))
-			return false;
-	return true;
+	for (bit = 0; bit < 64; bit++) {
+		if (!(word & (1ULL << bit)))
+			continue;
+		cpu = base + bit;
+		if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
+			return -EINVAL;
+		if (cpu >= DS_PERCPU_MAX)
+			return -EOPNOTSUPP;
+		*cpus |= 1ULL << cpu;
+	}
+	return 0;
 }
 
-static int ptbts_percpu_check(const struct ptbts_percpu_config *c)
+/* The CPUs of @c's mask, in the user's memory, as the module's mask. */
+static int ptbts_percpu_read_cpus(const struct ptbts_percpu_config *c,
+				  u64 *cpus)
+{
+	u32 i, words = c->cpu_mask_size / sizeof(u64);
+	int err = 0, e;
+	u64 *mask;
+
+	if (!words || c->cpu_mask_size % sizeof(u64) ||
+	    c->cpu_mask_size > PTBTS_CPU_MASK_MAX)
+		return -EINVAL;
+	mask = memdup_user(u64_to_user_ptr(c->cpu_mask), c->cpu_mask_size);
+	if (IS_ERR(mask))
+		return PTR_ERR(mask);
+	*cpus = 0;
+	/* A CPU that is not possible is -EINVAL wherever it stands. */
+	for (i = 0; i < words && err != -EINVAL; i++) {
+		e = ptbts_percpu_mask_word(mask[i], i * 64, cpus);
+		if (e)
+			err = e;
+	}
+	kfree(mask);
+	if (!err && !*cpus)
+		err = -EINVAL;
+	return err;
+}
+
+static int ptbts_percpu_check(const struct ptbts_percpu_config *c,
+			      u64 *cpus)
 {
 	if (!ptbts_percpu_reserved_clear(c))
 		return -EINVAL;
 	if (c->mode != PTBTS_MODE_RING && c->mode != PTBTS_MODE_STOP)
 		return -EINVAL;
-	if (!ptbts_percpu_cpus_ok(c->cpus))
-		return -EINVAL;
 	if (!c->buffer_size || !PAGE_ALIGNED(c->buffer_size) ||
 	    c->buffer_size > PTBTS_PERCPU_BUFFER_MAX)
 		return -EINVAL;
-	return 0;
+	return ptbts_percpu_read_cpus(c, cpus);
 }
 
 static u64 ptbts_percpu_online_mask(void)
@@ -93,7 +127,7 @@ static struct ptbts_percpu *ptbts_percpu_get(struct ptbts_session *s)
 }
 
 static int ptbts_percpu_run(struct ptbts_session *s,
-			    const struct ptbts_percpu_config *c)
+			    const struct ptbts_percpu_config *c, u64 cpus)
 {
 	struct ptbts_percpu *p;
 	int err;
@@ -116,7 +150,7 @@ static int ptbts_percpu_run(struct ptbts_session *s,
 	ptbts_percpu_set_owner(p);
 	p->mode = c->mode;
 	p->size = c->buffer_size;
-	ds_percpu_init(&p->st, &p->ops, c->cpus);
+	ds_percpu_init(&p->st, &p->ops, cpus);
 	err = ptbts_percpu_nmi_get();
 	if (err)
 		goto unlock;
@@ -147,6 +181,7 @@ long ptbts_ioctl_percpu_start(struct ptbts_session *s, void __user *uarg)
 	struct ptbts_percpu_config __user *ucfg = uarg;
 	struct ptbts_percpu_config cfg;
 	u32 usize;
+	u64 cpus;
 	int err;
 	u8 why;
 
@@ -156,7 +191,9 @@ long ptbts_ioctl_percpu_start(struct ptbts_session *s, void __user *uarg)
 	err = copy_struct_from_user(&cfg, sizeof(cfg), uarg, usize);
 	if (err)
 		return err;
-	err = ptbts_percpu_check(&cfg);
+	err = ptbts_percpu_check(&cfg, &cpus);
+	if (err == -EOPNOTSUPP && put_user(0U, &ucfg->unavail))
+		return -EFAULT;
 	if (err)
 		return err;
 	/* What kmod-bts needs, for the same reasons, in the same order. */
@@ -168,7 +205,7 @@ long ptbts_ioctl_percpu_start(struct ptbts_session *s, void __user *uarg)
 		return -EFAULT;
 	if (why != PTBTS_OK)
 		return why == PTBTS_UNAVAIL_NO_CAP ? -EPERM : -EOPNOTSUPP;
-	return ptbts_percpu_run(s, &cfg);
+	return ptbts_percpu_run(s, &cfg, cpus);
 }
 
 /**
@@ -198,7 +235,7 @@ long ptbts_ioctl_percpu_stop(struct ptbts_session *s)
 
 static u32 ptbts_percpu_state_of(const struct ds_percpu *st, unsigned int cpu)
 {
-	u64 bit = 1ULL << cpu;
+	u64 bit = cpu < DS_PERCPU_MAX ? 1ULL << cpu : 0;
 
 	if (!(st->want & bit))
 		return PTBTS_PERCPU_OFF;
@@ -218,11 +255,14 @@ static void ptbts_percpu_fill(struct ptbts_percpu *p,
 			      struct ptbts_percpu_status *st)
 {
 	unsigned int cpu = st->cpu;
-	struct ptbts_pcpu *pc = p->cpu[cpu];
+	struct ptbts_pcpu *pc;
 	u64 nslots;
 
 	st->state = ptbts_percpu_state_of(&p->st, cpu);
 	st->offset = cpu * p->size;
+	if (cpu >= DS_PERCPU_MAX)
+		return;		/* never asked for: OFF */
+	pc = p->cpu[cpu];
 	if (!pc)
 		return;
 	if (p->st.on & (1ULL << cpu))
@@ -242,8 +282,8 @@ static void ptbts_percpu_fill(struct ptbts_percpu *p,
  * A recording CPU is flushed first (an IPI), so that the position is the
  * hardware's as of the call.
  *
- * Return: 0; -EINVAL for a reserved field set or a CPU past the last a
- * session can name; -ENODEV when no per-CPU mode was started here.
+ * Return: 0; -EINVAL for a reserved field set or a CPU that is not below
+ * nr_cpu_ids; -ENODEV when no per-CPU mode was started here.
  */
 long ptbts_ioctl_percpu_status(struct ptbts_session *s, void __user *uarg)
 {
@@ -259,7 +299,7 @@ long ptbts_ioctl_percpu_status(struct ptbts_session *s, void __user *uarg)
 	if (err)
 		return err;
 	if (in.__pad || in.__reserved[0] || in.__reserved[1] ||
-	    in.cpu >= DS_PERCPU_MAX)
+	    in.cpu >= nr_cpu_ids)
 		return -EINVAL;
 	/* Only @cpu is input: the rest is filled from nothing. */
 	st.cpu = in.cpu;
@@ -374,9 +414,9 @@ void ptbts_percpu_end(struct ptbts_session *s)
 	s->percpu = NULL;
 	mutex_unlock(&ptbts_percpu_lock);
 	cpus_read_unlock();
-	/* Every buffer is refunded: the owner's mm is no longer needed. */
-	if (p->mm)
-		mmdrop(p->mm);
+	/* Every buffer is refunded: the owner is no longer needed. */
+	if (p->owner.user)
+		ptbts_owner_put(&p->owner);
 	kfree(p);
 }
 

@@ -27,7 +27,7 @@
  * @ds:       the DS state of its recording (one "thread" that is the CPU)
  * @buf:      the buffer, vmalloc_user() memory: mapped into the tracer
  * @nr_pages: its pages
- * @charged:  pages charged to the owner's pinned memory for it (percpu_hw.c)
+ * @charged:  pages charged to the owner for it (percpu_hw.c)
  * @scratch:  the DS code's scratch records
  * @own_area: a DS area for when perf installed none on the CPU
  * @count:    records written, as of the last flush (status)
@@ -52,10 +52,9 @@ struct ptbts_pcpu {
  * @mode:  %PTBTS_MODE_RING or %PTBTS_MODE_STOP
  * @size:  bytes of each CPU's buffer
  * @nmi:   holds a reference on the threshold PMI handler
- * @mm:    the owner's mm, the buffers charged to it (mmgrab()ed); set at
- *         a start, while no buffer is held
- * @lock_limit:  the owner's RLIMIT_MEMLOCK in pages, as of the start
- * @lock_bypass: the owner had CAP_IPC_LOCK at the start: no limit
+ * @owner: who the buffers are charged to (charge.c), as of the last
+ *         start; set at a start, while no buffer is held (@owner.user is
+ *         NULL before the first)
  * @mapped: mappings of the buffers (vm_ops open and close, percpu.c)
  * @cpu:   the CPUs' buffers, NULL where none
  *
@@ -70,9 +69,7 @@ struct ptbts_percpu {
 	u32 mode;
 	u64 size;
 	bool nmi;
-	struct mm_struct *mm;
-	unsigned long lock_limit;
-	bool lock_bypass;
+	struct ptbts_owner owner;
 	atomic_t mapped;
 	struct ptbts_pcpu *cpu[DS_PERCPU_MAX];
 };

@@ -62,34 +62,18 @@ static const struct ds_ops *ptbts_percpu_ds_ops(void)
 /* -------------------------------------------------- buffers (any CPU) */
 
 /*
- * The buffers are the owner's pinned memory: charged to the owner's
- * mm->pinned_vm (VmPin in /proc/PID/status) against its RLIMIT_MEMLOCK,
- * unless it had CAP_IPC_LOCK, both as of the start, as RDMA and perf
- * charge kernel memory that user space holds and no munlock() releases.
- * Not account_locked_vm() as pin.c: it takes the mm's mmap_lock for
- * writing, and a buffer is allocated under ptbts_percpu_lock, which mmap()
- * of the session takes with that lock held (an ABBA), and in the hotplug
- * callback of a joining CPU, which runs in a kthread with none of the
- * owner's limits.  pinned_vm is an atomic: no lock, and the limit and the
- * capability are the owner's, kept from the start.  Each buffer is
- * charged before it is allocated and refunded where it is freed (a
- * rollback, a failed join, a new start, the session's end: a mapping
- * holds the session's file, so that is the last munmap()).  Two limits
- * of the same size follow: the thread buffers' locked_vm and this
- * pinned_vm, each checked against RLIMIT_MEMLOCK alone (as RDMA's).  A
- * new start while a buffer is mapped is refused (percpu.c): a mapping
- * would keep the freed pages, uncharged.
+ * The buffers are charged to the owner as the thread buffers are
+ * (charge.c): one limit, RLIMIT_MEMLOCK, for both, with the owner's limit
+ * and capability kept from the start, since a CPU that joins later is
+ * charged in the hotplug callback's kthread, which has none of them.  The
+ * charge takes no lock (a buffer is allocated under ptbts_percpu_lock,
+ * which mmap() of the session takes with the mm's lock held).  Each
+ * buffer is charged before it is allocated and refunded where it is freed
+ * (a rollback, a failed join, a new start, the session's end: a mapping
+ * holds the session's file, so that is the last munmap()).  A new start
+ * while a buffer is mapped is refused (percpu.c): a mapping would keep
+ * the freed pages, uncharged.
  */
-static int ptbts_pcpu_charge(struct ptbts_percpu *p, unsigned long nr)
-{
-	s64 now = atomic64_add_return(nr, &p->mm->pinned_vm);
-
-	if (!p->lock_bypass && now > (s64)p->lock_limit) {
-		atomic64_sub(nr, &p->mm->pinned_vm);
-		return -ENOMEM;
-	}
-	return 0;
-}
 
 /**
  * ptbts_percpu_set_owner() - charge the next buffers to the caller
@@ -100,14 +84,9 @@ static int ptbts_pcpu_charge(struct ptbts_percpu *p, unsigned long nr)
 void ptbts_percpu_set_owner(struct ptbts_percpu *p)
 {
 	lockdep_assert_held(&ptbts_percpu_lock);
-	if (p->mm != current->mm) {
-		if (p->mm)
-			mmdrop(p->mm);
-		mmgrab(current->mm);
-		p->mm = current->mm;
-	}
-	p->lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	p->lock_bypass = capable(CAP_IPC_LOCK);
+	if (p->owner.user)
+		ptbts_owner_put(&p->owner);
+	ptbts_owner_get(&p->owner);
 }
 
 static void ptbts_pcpu_free(struct ptbts_percpu *p, struct ptbts_pcpu *pc)
@@ -118,7 +97,7 @@ static void ptbts_pcpu_free(struct ptbts_percpu *p, struct ptbts_pcpu *pc)
 	vfree(pc->buf);
 	if (pc->buf)
 		atomic_long_sub(pc->nr_pages, &ptbts_percpu_nr_pages);
-	atomic64_sub(pc->charged, &p->mm->pinned_vm);
+	ptbts_owner_uncharge(&p->owner, pc->charged);
 	kfree(pc->scratch);
 	free_page((unsigned long)pc->own_area);
 	kfree(pc);
@@ -138,12 +117,12 @@ static int ptbts_pcpu_alloc(void *ctx, unsigned int cpu)
 	err = ptbts_percpu_test_alloc(cpu);
 	if (err)
 		return err;
-	err = ptbts_pcpu_charge(p, p->size >> PAGE_SHIFT);
+	err = ptbts_owner_charge(&p->owner, p->size >> PAGE_SHIFT);
 	if (err)
 		return err;
 	pc = kzalloc_node(sizeof(*pc), GFP_KERNEL, cpu_to_node(cpu));
 	if (!pc) {
-		atomic64_sub(p->size >> PAGE_SHIFT, &p->mm->pinned_vm);
+		ptbts_owner_uncharge(&p->owner, p->size >> PAGE_SHIFT);
 		return -ENOMEM;
 	}
 	pc->charged = p->size >> PAGE_SHIFT;

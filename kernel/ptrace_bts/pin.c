@@ -5,17 +5,17 @@
  *
  * The buffer stays where the tracer put it, so the tracer reads records
  * with no copy.  Pinning is long-term (FOLL_LONGTERM) and charged to the
- * tracer's locked memory, as mlock() would be: RLIMIT_MEMLOCK bounds what an
- * unprivileged tracer can hold.  Only memory that is nothing but memory is
- * taken: private anonymous pages or shmem (a memfd, shared anonymous memory).
- * A file on disk would have its page cache pinned under writeback, which
+ * tracer's user against RLIMIT_MEMLOCK (charge.c): the limit bounds what an
+ * unprivileged tracer can hold, across every session and exec of it.  Only
+ * memory that is nothing but memory is taken: private anonymous pages or a
+ * regular file of shmem (a memfd, shared anonymous memory); no device, not
+ * even /dev/zero.  A file on disk would have its page cache pinned under writeback, which
  * 6.1's pinning does not refuse by itself, so the mappings are checked here.
  */
 #include <linux/atomic.h>
 #include <linux/fs.h>
-#include <linux/magic.h>
 #include <linux/mm.h>
-#include <linux/sched/mm.h>
+#include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -30,9 +30,19 @@ static atomic_long_t ptbts_nr_pinned = ATOMIC_LONG_INIT(0);
  */
 #define PTBTS_MAX_PAGES	(INT_MAX / sizeof(struct page *))
 
-static bool ptbts_file_is_memory(struct file *file)
+/*
+ * Plain memory: private anonymous pages, or a shmem file (a memfd, shared
+ * anonymous memory, a file of tmpfs).  A private mapping of /dev/zero is
+ * anonymous to the mm but maps a device file, whose inode devtmpfs keeps
+ * in shmem: only a regular file of shmem is shmem's memory.
+ */
+static bool ptbts_vma_is_memory(struct vm_area_struct *vma)
 {
-	return file_inode(file)->i_sb->s_magic == TMPFS_MAGIC;
+	struct file *file = vma->vm_file;
+
+	if (!file)
+		return vma_is_anonymous(vma);
+	return S_ISREG(file_inode(file)->i_mode) && shmem_file(file);
 }
 
 /*
@@ -43,7 +53,7 @@ static int ptbts_check_vma(struct vm_area_struct *vma)
 {
 	if (vma->vm_flags & (VM_IO | VM_PFNMAP | VM_MIXEDMAP))
 		return -EOPNOTSUPP;
-	if (vma->vm_file && !ptbts_file_is_memory(vma->vm_file))
+	if (!ptbts_vma_is_memory(vma))
 		return -EOPNOTSUPP;
 	if (!(vma->vm_flags & VM_WRITE))
 		return -EACCES;
@@ -104,11 +114,46 @@ static int ptbts_pin_checked(struct mm_struct *mm, unsigned long start,
 	return err;
 }
 
+/* The page array: at most PTBTS_MAX_PAGES entries, so no warning. */
+static struct page **ptbts_pages_alloc(unsigned long nr)
+{
+	return kvmalloc_array(nr, sizeof(struct page *),
+			      GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+}
+
+/* Pins, checks and maps; @buf->owner is charged for @buf->nr_pages. */
+static int ptbts_buf_map(struct ptbts_buf *buf, unsigned long start)
+{
+	unsigned long nr = buf->nr_pages;
+	int err;
+
+	buf->pages = ptbts_pages_alloc(nr);
+	if (!buf->pages)
+		return -ENOMEM;
+	err = ptbts_pin_checked(current->mm, start, nr, buf->pages);
+	if (err)
+		goto free_pages;
+	buf->vaddr = vmap(buf->pages, nr, VM_MAP, PAGE_KERNEL);
+	err = -ENOMEM;
+	if (!buf->vaddr)
+		goto unpin;
+	return 0;
+
+unpin:
+	unpin_user_pages(buf->pages, nr);
+free_pages:
+	kvfree(buf->pages);
+	return err;
+}
+
 /**
  * ptbts_buf_pin() - pin, charge and map a buffer of the caller's memory
  * @out:   the new buffer
  * @start: user address, page-aligned
  * @size:  bytes, a non-zero multiple of the page size
+ *
+ * The limit is checked before anything is allocated: a request past it
+ * costs the kernel nothing, however large (charge.c says who pays).
  *
  * Return: 0; -ENOMEM past RLIMIT_MEMLOCK (without CAP_IPC_LOCK) or when
  * memory runs out; -EFAULT when part of the range is not mapped;
@@ -119,46 +164,37 @@ int ptbts_buf_pin(struct ptbts_buf **out, unsigned long start,
 		  unsigned long size)
 {
 	unsigned long nr = size >> PAGE_SHIFT;
-	struct mm_struct *mm = current->mm;
+	struct ptbts_owner owner;
 	struct ptbts_buf *buf;
 	int err;
 
-	if (!mm)
+	if (!current->mm)
 		return -EFAULT;
 	if (nr > PTBTS_MAX_PAGES)
 		return -ENOMEM;
+	ptbts_owner_get(&owner);
+	err = ptbts_owner_charge(&owner, nr);
+	if (err)
+		goto put_owner;
 	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	err = -ENOMEM;
 	if (!buf)
-		return -ENOMEM;
+		goto uncharge;
 	buf->nr_pages = nr;
-	buf->pages = kvmalloc_array(nr, sizeof(*buf->pages), GFP_KERNEL);
-	err = -ENOMEM;
-	if (!buf->pages)
+	buf->owner = owner;
+	err = ptbts_buf_map(buf, start);
+	if (err)
 		goto free_buf;
-	err = account_locked_vm(mm, nr, true);
-	if (err)
-		goto free_pages;
-	err = ptbts_pin_checked(mm, start, nr, buf->pages);
-	if (err)
-		goto unaccount;
-	buf->vaddr = vmap(buf->pages, nr, VM_MAP, PAGE_KERNEL);
-	err = -ENOMEM;
-	if (!buf->vaddr)
-		goto unpin;
-	mmgrab(mm);
-	buf->mm = mm;
 	atomic_long_add(nr, &ptbts_nr_pinned);
 	*out = buf;
 	return 0;
 
-unpin:
-	unpin_user_pages(buf->pages, nr);
-unaccount:
-	account_locked_vm(mm, nr, false);
-free_pages:
-	kvfree(buf->pages);
 free_buf:
 	kfree(buf);
+uncharge:
+	ptbts_owner_uncharge(&owner, nr);
+put_owner:
+	ptbts_owner_put(&owner);
 	return err;
 }
 
@@ -172,8 +208,8 @@ void ptbts_buf_release(struct ptbts_buf *buf)
 {
 	vunmap(buf->vaddr);
 	unpin_user_pages_dirty_lock(buf->pages, buf->nr_pages, true);
-	account_locked_vm(buf->mm, buf->nr_pages, false);
-	mmdrop(buf->mm);
+	ptbts_owner_uncharge(&buf->owner, buf->nr_pages);
+	ptbts_owner_put(&buf->owner);
 	atomic_long_sub(buf->nr_pages, &ptbts_nr_pinned);
 	kvfree(buf->pages);
 	kfree(buf);

@@ -24,23 +24,39 @@ struct mm_struct;
 struct page;
 struct pid;
 struct ptbts_percpu;
+struct user_struct;
 struct ptbts_step;
 struct vm_area_struct;
 struct task_struct;
+
+/**
+ * struct ptbts_owner - who pays for a buffer (charge.c)
+ * @user:      the tracer's user, charged in @user->locked_vm (a reference)
+ * @mm:        the tracer's mm at the charge, whose VmPin shows it
+ *             (mmgrab'ed, so that the charge can be returned after the
+ *             tracer has gone or exec'd)
+ * @limit:     RLIMIT_MEMLOCK in pages, as of ptbts_owner_get()
+ * @unlimited: the tracer had CAP_IPC_LOCK then
+ */
+struct ptbts_owner {
+	struct user_struct *user;
+	struct mm_struct *mm;
+	unsigned long limit;
+	bool unlimited;
+};
 
 /**
  * struct ptbts_buf - a record buffer: the tracer's pages, pinned and mapped
  * @pages:    the pinned pages, in address order
  * @nr_pages: how many
  * @vaddr:    the kernel's contiguous mapping of @pages (vmap)
- * @mm:       the tracer's mm, which @nr_pages are charged to (mmgrab'ed, so
- *            that the charge can be returned after the tracer is gone)
+ * @owner:    who @nr_pages are charged to
  */
 struct ptbts_buf {
 	struct page **pages;
 	unsigned long nr_pages;
 	void *vaddr;
-	struct mm_struct *mm;
+	struct ptbts_owner owner;
 };
 
 /**
@@ -186,6 +202,12 @@ int ptbts_copy_out(void __user *uarg, u32 usize, const void *src,
 /* config.c */
 int ptbts_config_get(struct ptbts_config *cfg, const void __user *uarg);
 
+/* charge.c */
+void ptbts_owner_get(struct ptbts_owner *o);
+void ptbts_owner_put(struct ptbts_owner *o);
+int ptbts_owner_charge(const struct ptbts_owner *o, unsigned long nr);
+void ptbts_owner_uncharge(const struct ptbts_owner *o, unsigned long nr);
+
 /* pin.c */
 int ptbts_buf_pin(struct ptbts_buf **out, unsigned long start,
 		  unsigned long size);
@@ -254,7 +276,7 @@ int ptbts_lifetime_init(void);
 void ptbts_lifetime_exit(void);
 int ptbts_registry_add(struct ptbts_thread *t);
 void ptbts_registry_del(struct ptbts_thread *t);
-void ptbts_flush_releases(void);
+int ptbts_releases_queued(void);
 void ptbts_release_work(struct work_struct *work);
 
 #endif /* PTBTS_H */

@@ -50,27 +50,33 @@ void ptbts_status_fill(struct ptbts_status *st, const struct ptbts_thread *t,
  * @s:    the session, owned by the caller's process
  * @uarg: a &struct ptbts_status with @size and @tid set
  *
- * A thread whose exit queued the release of its buffer is reported once
+ * The struct follows the rules of every struct the kernel reads: a tail
+ * it does not know must be zero, and so must the reserved fields.  A
+ * thread whose exit queued the release of its buffer is reported once
  * that release is done: EXITED means the pages are back.
  *
- * Return: 0; -EFAULT; -EINVAL or -E2BIG for a bad size; -ESRCH when the
- * session holds no such thread.
+ * Return: 0; -EFAULT; -EINVAL for a reserved field set or a size below
+ * the first version; -E2BIG for a size past a page or a non-zero tail;
+ * -ESRCH when the session holds no such thread.
  */
 long ptbts_ioctl_status(struct ptbts_session *s, void __user *uarg)
 {
-	struct ptbts_status st;
+	struct ptbts_status in, st;
 	struct ptbts_thread *t;
-	u32 usize, tid;
+	u32 usize;
 	int err;
 
 	err = ptbts_get_usize(&usize, uarg, PTBTS_STATUS_SIZE_VER0);
 	if (err)
 		return err;
-	if (get_user(tid, &((struct ptbts_status __user *)uarg)->tid))
-		return -EFAULT;
+	err = copy_struct_from_user(&in, sizeof(in), uarg, usize);
+	if (err)
+		return err;
+	if (in.__reserved[0] || in.__reserved[1])
+		return -EINVAL;
 
 	mutex_lock(&s->lock);
-	t = ptbts_session_find(s, tid);
+	t = ptbts_session_find(s, in.tid);
 	if (t) {
 		flush_work(&t->release_work);
 		ptbts_status_fill(&st, t, usize);

@@ -17,7 +17,8 @@
  *    -> handler} and sets the flag again.  sigreturn restores the flag from
  *    the frame (step_trap.c writes its record);
  *  - in BLOCK mode, records that found the buffer full wait in the same
- *    task_work, killably, for the tracer's ACK;
+ *    task_work for the tracer's ACK, giving way to signals, stops and the
+ *    freezer;
  *  - a uprobe's int3 is handed to uprobes without the trap flag, and the
  *    same task_work takes the thread back (step_uprobe.c).
  *
@@ -26,6 +27,7 @@
  * the module clears that flag whenever it sets the trap flag.
  */
 #include <linux/binfmts.h>
+#include <linux/freezer.h>
 #include <linux/module.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
@@ -104,19 +106,27 @@ static bool ptbts_step_may_go(struct ptbts_step *st, struct ptbts_thread *t)
 }
 
 /*
- * BLOCK mode: wait for room, killably (a killed thread never returns to
- * user mode, so what still waits is counted lost).  TASK_KILLABLE is not
- * reported by the hung-task detector, and a slow tracer is no bug.
+ * BLOCK mode: wait for room, freezable and interruptible, so that nothing
+ * that needs the thread first waits for the tracer: the freezer freezes
+ * it where it waits, and a signal, PTRACE_INTERRUPT or a group stop ends
+ * the wait with the records kept, in order, in @st->defer.  The thread
+ * then takes its signal or its stop on the way to user mode, and its next
+ * record joins the kept ones and waits again (ptbts_step_emit()).  Only a
+ * fatal signal loses them: a killed thread never returns to user mode, so
+ * they are counted lost.  A slow tracer is no bug: the wait is not one the
+ * hung-task detector reports.
  */
 static void ptbts_step_drain(struct ptbts_step *st, struct ptbts_thread *t)
 {
 	while (ptbts_step_flush(st, t)) {
-		if (wait_event_killable(t->ring.room_wq,
-					ptbts_step_may_go(st, t))) {
+		if (!wait_event_freezable(t->ring.room_wq,
+					  ptbts_step_may_go(st, t)))
+			continue;
+		if (fatal_signal_pending(current)) {
 			WRITE_ONCE(t->ring.lost, t->ring.lost + st->ndefer);
 			st->ndefer = 0;
-			return;
 		}
+		return;
 	}
 }
 

@@ -45,9 +45,14 @@ int main(void)
 
 	S(ptbts_percpu_config);
 	F(ptbts_percpu_config, size); F(ptbts_percpu_config, mode);
-	F(ptbts_percpu_config, cpus); F(ptbts_percpu_config, buffer_size);
+	F(ptbts_percpu_config, cpu_mask); F(ptbts_percpu_config, buffer_size);
 	F(ptbts_percpu_config, flags); F(ptbts_percpu_config, unavail);
+	F(ptbts_percpu_config, cpu_mask_size);
+	F(ptbts_percpu_config, __reserved0);
 	F(ptbts_percpu_config, __reserved);
+
+	S(ptbts_hdr);
+	F(ptbts_hdr, size);
 
 	S(ptbts_percpu_status);
 	F(ptbts_percpu_status, size); F(ptbts_percpu_status, cpu);
@@ -61,9 +66,13 @@ int main(void)
 	       PTBTS_STATUS_SIZE_VER0, PTBTS_ACK_SIZE_VER0,
 	       PTBTS_CAPS_SIZE_VER0, PTBTS_PERCPU_CONFIG_SIZE_VER0,
 	       PTBTS_PERCPU_STATUS_SIZE_VER0);
-	printf("ioctls %#x %#x %#x %#x %#x %#x %#x %#x %#x\n", PTBTS_IOC_CAPS,
-	       PTBTS_IOC_ATTACH, PTBTS_IOC_DETACH, PTBTS_IOC_STATUS,
-	       PTBTS_IOC_WAIT, PTBTS_IOC_ACK, PTBTS_IOC_PERCPU_START,
-	       PTBTS_IOC_PERCPU_STOP, PTBTS_IOC_PERCPU_STATUS);
+	/* _IOWR() has sizeof's type: the same 32 bits on both. */
+	printf("ioctls %#x %#x %#x %#x %#x %#x %#x %#x %#x\n",
+	       (unsigned)PTBTS_IOC_CAPS, (unsigned)PTBTS_IOC_ATTACH,
+	       (unsigned)PTBTS_IOC_DETACH, (unsigned)PTBTS_IOC_STATUS,
+	       (unsigned)PTBTS_IOC_WAIT, (unsigned)PTBTS_IOC_ACK,
+	       (unsigned)PTBTS_IOC_PERCPU_START,
+	       (unsigned)PTBTS_IOC_PERCPU_STOP,
+	       (unsigned)PTBTS_IOC_PERCPU_STATUS);
 	return 0;
 }

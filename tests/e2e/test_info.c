@@ -113,7 +113,7 @@ TEST(info, ok_lines)
 	const char *checks;
 
 	fake_root_intel("0\n", "2\n", "Not affected\n", "[none] integrity confidentiality\n");
-	fake_root_file("sys/kernel/ptrace_bts/abi_version", "1\n");
+	fake_root_file("sys/kernel/ptrace_bts/abi_version", "2\n");
 	EXPECT_EQ(btrace(&c, "info", NULL), 0);
 	checks = strstr(c.out, "\n\n");
 	ASSERT_TRUE(checks);
@@ -125,7 +125,7 @@ TEST(info, ok_lines)
 		"user-mode branch sampling of one's own processes is allowed)\n"
 		"pti          ok: PTI is off (meltdown: Not affected)\n"
 		"lockdown     ok: kernel lockdown is off\n"
-		"module       ok: the ptrace_bts module is loaded (ABI version 1)\n");
+		"module       ok: the ptrace_bts module is loaded (ABI version 2)\n");
 	harness_cmd_free(&c);
 }
 
@@ -134,7 +134,7 @@ TEST(info, json)
 	struct harness_cmd c;
 
 	fake_root_intel("3\n", "3\n", "Mitigation: PTI\n", "none [integrity] confidentiality\n");
-	fake_root_file("sys/kernel/ptrace_bts/abi_version", "2\n");
+	fake_root_file("sys/kernel/ptrace_bts/abi_version", "3\n");
 	EXPECT_EQ(btrace(&c, "info", "--json", NULL), 0);
 	EXPECT_STREQ(c.out,
 		"{\"sources\": ["
@@ -144,7 +144,7 @@ TEST(info, json)
 		"{\"name\": \"perf-bts\", \"available\": false, \"why\": \"" YAMA3 "\"}, "
 		"{\"name\": \"ptrace-step\", \"available\": false, \"why\": \"" YAMA3 "\"}"
 		"], \"auto\": null, \"per-cpu\": {\"available\": false, \"why\": \"the "
-		"ptrace_bts module speaks ABI version 2, libbts version 1: load the "
+		"ptrace_bts module speaks ABI version 3, libbts version 2: load the "
 		"matching module\"}, \"checks\": ["
 		"{\"name\": \"yama\", \"ok\": false, \"refuses\": [\"kmod-bts\", "
 		"\"kmod-pebs\", \"kmod-step\", \"perf-bts\", \"ptrace-step\"], "
@@ -160,7 +160,7 @@ TEST(info, json)
 		"module is loaded\"}, "
 		"{\"name\": \"module\", \"ok\": false, \"refuses\": [\"kmod-bts\", "
 		"\"kmod-pebs\", \"kmod-step\"], \"attach_only\": false, \"line\": \"the "
-		"ptrace_bts module speaks ABI version 2, libbts version 1: load the "
+		"ptrace_bts module speaks ABI version 3, libbts version 2: load the "
 		"matching module\"}]}\n");
 	harness_cmd_free(&c);
 }

@@ -56,8 +56,11 @@ long kt_sysfs_long(const char *rel);
 int kt_read_line(const char *path, char *buf, size_t size);
 /* VmLck of this process, in kB, or -1. */
 long kt_vmlck_kb(void);
+/* VmPin of this process, in kB, or -1: where the module's buffers show. */
+long kt_vmpin_kb(void);
 /* A "NAME:  N kB" line of /proc/self/status, or -1. */
 long kt_status_kb(const char *field);
+/* pinned_pages once the queued releases are done, or -1. */
 long kt_pinned(void);
 
 /*

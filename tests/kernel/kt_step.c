@@ -72,6 +72,22 @@ long kt_status(int fd, pid_t tid, struct ptbts_status *st)
 	return kt_ioctl(fd, PTBTS_IOC_STATUS, st);
 }
 
+long kt_wait(int fd, pid_t tid, uint64_t timeout, struct ptbts_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->tid = tid;
+	st->timeout_ns = timeout;
+	return kt_ioctl(fd, PTBTS_IOC_WAIT, st);
+}
+
+long kt_ack(int fd, pid_t tid, uint64_t tail)
+{
+	struct ptbts_ack a = { .size = sizeof(a), .tid = (uint32_t)tid, .tail = tail };
+
+	return kt_ioctl(fd, PTBTS_IOC_ACK, &a);
+}
+
 uint64_t kt_count(const struct ptbts_status *st, uint64_t size)
 {
 	uint64_t nslots = size / sizeof(struct ptbts_record);

@@ -54,6 +54,10 @@ struct ptbts_config kt_step_config(pid_t tid, void *buf, uint64_t size,
 
 /* STATUS into @st; 0 or -errno. */
 long kt_status(int fd, pid_t tid, struct ptbts_status *st);
+/* WAIT for @tid, @timeout ns at most, into @st; 0 or -errno. */
+long kt_wait(int fd, pid_t tid, uint64_t timeout, struct ptbts_status *st);
+/* ACK @tail records of @tid; 0 or -errno. */
+long kt_ack(int fd, pid_t tid, uint64_t tail);
 /* Records written since attach, for a buffer of @size bytes. */
 uint64_t kt_count(const struct ptbts_status *st, uint64_t size);
 

@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kt.h"
@@ -254,8 +255,17 @@ long kt_sysfs_long(const char *rel)
 	return strtol(line, NULL, 10);
 }
 
+/*
+ * The count once the releases that exits queued are done (sysfs never
+ * waits for them itself): 10 s at most.
+ */
 long kt_pinned(void)
 {
+	struct timespec tick = { 0, 5000000 };
+	int i;
+
+	for (i = 0; i < 2000 && kt_sysfs_long("releases_queued") > 0; i++)
+		nanosleep(&tick, NULL);
 	return kt_sysfs_long("pinned_pages");
 }
 
@@ -279,6 +289,11 @@ long kt_status_kb(const char *field)
 long kt_vmlck_kb(void)
 {
 	return kt_status_kb("VmLck");
+}
+
+long kt_vmpin_kb(void)
+{
+	return kt_status_kb("VmPin");
 }
 
 int kt_in_child(int (*fn)(void *), void *arg)

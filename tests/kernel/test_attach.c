@@ -112,9 +112,9 @@ static int attach_as_user(void *arg)
 	KT_CHECK(fd >= 0);
 	KT_CHECK(kt_tracee_start(&t, 0, 1) == 0);
 	KT_CHECK(kt_attach(fd, t.pid, buf, BUF_SIZE) == 0);
-	KT_CHECK(kt_vmlck_kb() == BUF_SIZE / 1024);
+	KT_CHECK(kt_vmpin_kb() == BUF_SIZE / 1024);
 	KT_CHECK(kt_detach(fd, t.pid) == 0);
-	KT_CHECK(kt_vmlck_kb() == 0);
+	KT_CHECK(kt_vmpin_kb() == 0);
 	kt_tracee_kill(&t);
 	return 0;
 }
@@ -238,9 +238,11 @@ TEST(status, of_a_stopped_and_a_running_thread)
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(kt_tracee_start(&t, 0, 1), 0);
 	ASSERT_EQ(kt_attach(fd, t.pid, buf, BUF_SIZE), 0);
+	/* Output fields are not read; reserved ones must be zero. */
 	memset(&s, 0xa5, sizeof(s));
 	s.size = sizeof(s);
 	s.tid = t.pid;
+	memset(s.__reserved, 0, sizeof(s.__reserved));
 	ASSERT_EQ(kt_ioctl(fd, PTBTS_IOC_STATUS, &s), 0);
 	EXPECT_EQ(s.size, (unsigned)sizeof(s));
 	EXPECT_EQ(s.tid, (unsigned)t.pid);
@@ -278,9 +280,14 @@ TEST(status, size_rules)
 	ASSERT_EQ(kt_tracee_start(&t, 0, 1), 0);
 	ASSERT_EQ(kt_attach(fd, t.pid, buf, BUF_SIZE), 0);
 
+	/* A larger struct: its tail must be zero, and stays so. */
 	memset(raw, 0xa5, sizeof(raw));
 	s->size = sizeof(raw);
 	s->tid = t.pid;
+	memset(s->__reserved, 0, sizeof(s->__reserved));
+	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_STATUS, s), -E2BIG);
+	memset(raw + sizeof(struct ptbts_status), 0,
+	       sizeof(raw) - sizeof(struct ptbts_status));
 	ASSERT_EQ(kt_ioctl(fd, PTBTS_IOC_STATUS, s), 0);
 	EXPECT_EQ(s->size, (unsigned)sizeof(struct ptbts_status));
 	for (i = sizeof(struct ptbts_status); i < sizeof(raw); i++)

@@ -20,7 +20,7 @@
 struct buf_env {
 	struct kt_tracee t;
 	int fd;
-	long vmlck;
+	long vmpin;
 };
 
 static void env_start(struct buf_env *e)
@@ -28,7 +28,7 @@ static void env_start(struct buf_env *e)
 	e->fd = kt_open();
 	ASSERT_GE(e->fd, 0);
 	ASSERT_EQ(kt_tracee_start(&e->t, 0, 1), 0);
-	e->vmlck = kt_vmlck_kb();
+	e->vmpin = kt_vmpin_kb();
 }
 
 static void env_stop(struct buf_env *e)
@@ -36,7 +36,7 @@ static void env_stop(struct buf_env *e)
 	kt_tracee_kill(&e->t);
 	close(e->fd);
 	EXPECT_EQ(kt_pinned(), 0);
-	EXPECT_EQ(kt_vmlck_kb(), e->vmlck);
+	EXPECT_EQ(kt_vmpin_kb(), e->vmpin);
 }
 
 /* ATTACH; a success is detached again.  Returns 0 or -errno. */
@@ -174,18 +174,39 @@ TEST(buffer, file_backed_is_eopnotsupp)
 	EXPECT_EQ(umount(dir), 0);
 }
 
+/*
+ * A private mapping of /dev/zero is anonymous to the mm, but it maps a
+ * device (whose devtmpfs inode is tmpfs's): refused as every device is.
+ */
+TEST(buffer, dev_zero_private_is_eopnotsupp)
+{
+	struct buf_env e;
+	void *priv;
+	int zfd = open("/dev/zero", O_RDWR | O_CLOEXEC);
+
+	ASSERT_GE(zfd, 0);
+	priv = mmap(NULL, 2 * KT_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, zfd, 0);
+	ASSERT_TRUE(priv != MAP_FAILED);
+	memset(priv, 1, 2 * KT_PAGE);
+	env_start(&e);
+	EXPECT_EQ(try_buf(&e, (uintptr_t)priv, 2 * KT_PAGE), -EOPNOTSUPP);
+	env_stop(&e);
+	munmap(priv, 2 * KT_PAGE);
+	close(zfd);
+}
+
 /* A buffer is charged as locked memory while attached, and only then. */
-TEST(buffer, charged_to_vmlck)
+TEST(buffer, charged_to_vmpin)
 {
 	uint8_t *p = kt_map(8 * KT_PAGE);
 	struct buf_env e;
 
 	env_start(&e);
 	ASSERT_EQ(kt_attach(e.fd, e.t.pid, p, 8 * KT_PAGE), 0);
-	EXPECT_EQ(kt_vmlck_kb(), e.vmlck + 32);
+	EXPECT_EQ(kt_vmpin_kb(), e.vmpin + 32);
 	EXPECT_EQ(kt_pinned(), 8);
 	EXPECT_EQ(kt_detach(e.fd, e.t.pid), 0);
-	EXPECT_EQ(kt_vmlck_kb(), e.vmlck);
+	EXPECT_EQ(kt_vmpin_kb(), e.vmpin);
 	env_stop(&e);
 	kt_unmap(p, 8 * KT_PAGE);
 }
@@ -205,20 +226,20 @@ static int over_memlock(void *arg)
 	fd = kt_open();
 	KT_CHECK(fd >= 0);
 	KT_CHECK(kt_tracee_start(&t, 1, 1) == 0);
-	KT_CHECK(kt_vmlck_kb() == 0);
+	KT_CHECK(kt_vmpin_kb() == 0);
 	KT_CHECK(kt_attach(fd, t.pid, p, 32 * KT_PAGE) == -ENOMEM);
 	KT_CHECK(kt_attach(fd, t.pid, p, 17 * KT_PAGE) == -ENOMEM);
 	KT_CHECK(kt_pinned() == 0);
-	KT_CHECK(kt_vmlck_kb() == 0);
+	KT_CHECK(kt_vmpin_kb() == 0);
 	/* Up to the limit, over two threads. */
 	KT_CHECK(kt_attach(fd, t.pid, p, 12 * KT_PAGE) == 0);
 	KT_CHECK(kt_attach(fd, t.tids[1], p + 12 * KT_PAGE, 8 * KT_PAGE) == -ENOMEM);
 	KT_CHECK(kt_attach(fd, t.tids[1], p + 12 * KT_PAGE, 4 * KT_PAGE) == 0);
-	KT_CHECK(kt_vmlck_kb() == 64);
+	KT_CHECK(kt_vmpin_kb() == 64);
 	KT_CHECK(kt_pinned() == 16);
 	KT_CHECK(kt_detach(fd, t.pid) == 0);
 	KT_CHECK(kt_detach(fd, t.tids[1]) == 0);
-	KT_CHECK(kt_vmlck_kb() == 0);
+	KT_CHECK(kt_vmpin_kb() == 0);
 	kt_tracee_kill(&t);
 	return 0;
 }

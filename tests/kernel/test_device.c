@@ -157,9 +157,12 @@ static void expect_file(const char *rel, const char *want)
 
 TEST(sysfs, one_value_per_file)
 {
-	expect_file("abi_version", "1");
+	EXPECT_EQ(kt_pinned(), 0);	/* once queued releases are done */
+	expect_file("abi_version", "2");
 	expect_file("record_size", "24");
 	expect_file("pinned_pages", "0");
+	expect_file("releases_queued", "0");
+	expect_file("percpu_reason", "not an Intel CPU");
 	expect_file("sources/kmod-bts/available", "0");
 	expect_file("sources/kmod-bts/reason", "not an Intel CPU");
 	expect_file("sources/kmod-pebs/available", "0");
@@ -172,6 +175,7 @@ TEST(sysfs, read_only)
 {
 	static const char *const files[] = {
 		"abi_version", "record_size", "pinned_pages",
+		"releases_queued",
 		"sources/kmod-step/available", "sources/kmod-step/reason",
 	};
 	char path[256];
@@ -186,4 +190,56 @@ TEST(sysfs, read_only)
 		EXPECT_EQ(open(path, O_WRONLY), -1);
 		EXPECT_EQ(errno, EACCES);
 	}
+}
+
+/* Every file of the module's sysfs directory, one value each. */
+static const char *const sysfs_files[] = {
+	"abi_version", "record_size", "pinned_pages", "releases_queued",
+	"hw_verified", "percpu_reason", "percpu_pages",
+	"sources/kmod-bts/available", "sources/kmod-bts/reason",
+	"sources/kmod-pebs/available", "sources/kmod-pebs/reason",
+	"sources/kmod-step/available", "sources/kmod-step/reason",
+};
+#define NR_SYSFS (sizeof(sysfs_files) / sizeof(sysfs_files[0]))
+
+struct sysfs_copy {
+	char line[NR_SYSFS][128];
+};
+
+static int read_sysfs(struct sysfs_copy *c)
+{
+	char path[256];
+	size_t i;
+
+	for (i = 0; i < NR_SYSFS; i++) {
+		snprintf(path, sizeof(path), "%s/%s", KT_SYSFS, sysfs_files[i]);
+		KT_CHECK(kt_read_line(path, c->line[i], sizeof(c->line[i])) == 0);
+	}
+	return 0;
+}
+
+/* As uid 1000, no capability: the same bytes as root read. */
+static int sysfs_as_user(void *arg)
+{
+	const struct sysfs_copy *root = arg;
+	struct sysfs_copy user;
+	size_t i;
+
+	KT_CHECK(kt_become_user() == 0);
+	KT_CHECK(read_sysfs(&user) == 0);
+	for (i = 0; i < NR_SYSFS; i++)
+		if (strcmp(user.line[i], root->line[i])) {
+			fprintf(stderr, "%s: root '%s', uid 1000 '%s'\n",
+				sysfs_files[i], root->line[i], user.line[i]);
+			return __LINE__;
+		}
+	return 0;
+}
+
+TEST(sysfs, same_content_for_every_reader)
+{
+	struct sysfs_copy root;
+
+	ASSERT_EQ(read_sysfs(&root), 0);
+	EXPECT_EQ(kt_in_child(sysfs_as_user, &root), 0);
 }

@@ -310,7 +310,7 @@ static int pebs_over_memlock(void *arg)
 	c.buffer2_size = 4 * KT_PAGE;
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_ATTACH, &c) == -EOPNOTSUPP);
 	KT_CHECK(kt_pinned() == 0);
-	KT_CHECK(kt_vmlck_kb() == 0);
+	KT_CHECK(kt_vmpin_kb() == 0);
 	kt_tracee_kill(&t);
 	close(fd);
 	return 0;

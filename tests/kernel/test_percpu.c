@@ -32,14 +32,25 @@
 
 #define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
 
+/*
+ * The CPU mask of the next start: CPUs 0-63 in [0], up to PC_MASK_WORDS
+ * words, all of them read by the module when pc_config()'s size is
+ * changed (PTBTS_CPU_MASK_MAX bytes at most).
+ */
+#define PC_MASK_WORDS	(PTBTS_CPU_MASK_MAX / 8 + 1)
+static uint64_t pc_mask[PC_MASK_WORDS];
+
 static struct ptbts_percpu_config pc_config(uint64_t cpus)
 {
 	struct ptbts_percpu_config c;
 
 	memset(&c, 0, sizeof(c));
+	memset(pc_mask, 0, sizeof(pc_mask));
+	pc_mask[0] = cpus;
 	c.size = sizeof(c);
 	c.mode = PTBTS_MODE_RING;
-	c.cpus = cpus;
+	c.cpu_mask = (uintptr_t)pc_mask;
+	c.cpu_mask_size = 8;
 	c.buffer_size = 16 * KT_PAGE;
 	return c;
 }
@@ -120,14 +131,21 @@ TEST(percpu, bad_config_is_einval)
 	} while (0)
 	BAD(c.flags = 1);
 	BAD(c.flags = 0x80000000u);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 3; i++)
 		BAD(c.__reserved[i] = 1ull << 63);
+	BAD(c.__reserved0 = 1);
 	BAD(c.mode = PTBTS_MODE_BLOCK);
 	BAD(c.mode = 3);
 	BAD(c.mode = ~0u);
-	BAD(c.cpus = 0);
-	BAD(c.cpus = 1ull << 2);	/* not a possible CPU here */
-	BAD(c.cpus = 3 | 1ull << 63);
+	BAD(pc_mask[0] = 0);
+	BAD(pc_mask[0] = 1ull << 2);	/* not a possible CPU here */
+	BAD(pc_mask[0] = 3 | 1ull << 63);
+	BAD(c.cpu_mask_size = 0);
+	BAD(c.cpu_mask_size = 4);
+	BAD(c.cpu_mask_size = 12);
+	BAD(c.cpu_mask_size = PTBTS_CPU_MASK_MAX + 8);
+	BAD(c.cpu_mask_size = 16; pc_mask[1] = 1);	/* CPU 64 */
+	BAD(c.cpu_mask_size = 16; pc_mask[0] = 0);	/* no CPU */
 	BAD(c.buffer_size = 0);
 	BAD(c.buffer_size = KT_PAGE + 8);
 	BAD(c.buffer_size = 100);
@@ -136,6 +154,37 @@ TEST(percpu, bad_config_is_einval)
 	BAD(c.size = PTBTS_PERCPU_CONFIG_SIZE_VER0 - 8);
 	BAD(c.size = 0);
 #undef BAD
+	EXPECT_EQ(kt_sysfs_long("percpu_pages"), 0);
+}
+
+/*
+ * The CPU mask has a size: more than 64 bits is a valid mask (the start
+ * then meets the CPU's refusal, -EOPNOTSUPP), as long as every bit set is
+ * a CPU of this machine, wherever it stands; an unreadable mask is -EFAULT.
+ */
+TEST(percpu, cpu_mask_of_any_size)
+{
+	const uint32_t sizes[] = { 16, 24, 1024, PTBTS_CPU_MASK_MAX };
+	struct ptbts_percpu_config c;
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		c = pc_config(3);
+		c.cpu_mask_size = sizes[i];
+		EXPECT_EQ(pc_start(&c), -EOPNOTSUPP);
+		EXPECT_EQ(c.unavail, (unsigned)PTBTS_UNAVAIL_NOT_INTEL);
+		c = pc_config(3);
+		c.cpu_mask_size = sizes[i];
+		pc_mask[sizes[i] / 8 - 1] |= 1ull << 63;
+		EXPECT_EQ(pc_start(&c), -EINVAL);
+		c = pc_config(0);
+		c.cpu_mask_size = sizes[i];
+		pc_mask[sizes[i] / 8 - 1] = 1ull << 7;
+		EXPECT_EQ(pc_start(&c), -EINVAL);
+	}
+	c = pc_config(1);
+	c.cpu_mask = 0;
+	EXPECT_EQ(pc_start(&c), -EFAULT);
 	EXPECT_EQ(kt_sysfs_long("percpu_pages"), 0);
 }
 
@@ -170,7 +219,7 @@ static int start_unprivileged(void *arg)
 	KT_CHECK(kt_become_user() == 0);
 	KT_CHECK(pc_start(&c) == -EOPNOTSUPP);
 	KT_CHECK(c.unavail == PTBTS_UNAVAIL_NOT_INTEL);
-	c.cpus = 0;
+	pc_mask[0] = 0;
 	KT_CHECK(pc_start(&c) == -EINVAL);
 	return 0;
 }
@@ -495,8 +544,7 @@ static int sim_start_status_stop(void)
 	KT_CHECK(st.offset == 0 && st.buffer_size == BUF);
 	KT_CHECK(status(fd, 1, &st) == 0);
 	KT_CHECK(st.state == PTBTS_PERCPU_RECORDING && st.offset == BUF);
-	KT_CHECK(status(fd, 5, &st) == 0);
-	KT_CHECK(st.state == PTBTS_PERCPU_OFF && st.buffer_size == 0);
+	KT_CHECK(status(fd, 5, &st) == -EINVAL);	/* not a CPU here */
 	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == -EBUSY);
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == -ENODEV);
@@ -741,43 +789,39 @@ static int sim_unprivileged(void)
 }
 
 /*
- * The buffers are charged to the owner's pinned memory (mm->pinned_vm,
- * VmPin: percpu_hw.c says why not VmLck) from before they are allocated
- * until they are freed, whatever frees them.
+ * The buffers are charged to the owner (shown in VmPin, not VmLck:
+ * charge.c says why) from before they are allocated until they are freed,
+ * whatever frees them.
  */
-static long vmpin_kb(void)
-{
-	return kt_status_kb("VmPin");
-}
 
 #define BUF_KB (BUF / 1024)
 
 /* As root (CAP_IPC_LOCK: no limit), charged all the same. */
 static int sim_memlock_charged(void)
 {
-	long v0 = vmpin_kb(), vlck = kt_vmlck_kb();
+	long v0 = kt_vmpin_kb(), vlck = kt_vmlck_kb();
 	const uint8_t *m;
 	int fd = kt_open();
 
 	KT_CHECK(fd >= 0 && v0 >= 0);
 	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == 0);
-	KT_CHECK(vmpin_kb() == v0 + 2 * BUF_KB);
+	KT_CHECK(kt_vmpin_kb() == v0 + 2 * BUF_KB);
 	KT_CHECK(kt_vmlck_kb() == vlck);
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
-	KT_CHECK(vmpin_kb() == v0 + 2 * BUF_KB);	/* still held */
+	KT_CHECK(kt_vmpin_kb() == v0 + 2 * BUF_KB);	/* still held */
 	/* A new start refunds the last run's buffers first. */
 	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == 0);
-	KT_CHECK(vmpin_kb() == v0 + BUF_KB);
+	KT_CHECK(kt_vmpin_kb() == v0 + BUF_KB);
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
 	/* A failed start (rollback after CPU 0's buffer): all refunded. */
 	KT_CHECK(knob("percpu_fail_alloc", 1) == 0);
 	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == -ENOMEM);
 	KT_CHECK(knob("percpu_fail_alloc", -1) == 0);
-	KT_CHECK(vmpin_kb() == v0 && pages() == 0);
+	KT_CHECK(kt_vmpin_kb() == v0 && pages() == 0);
 	KT_CHECK(knob("percpu_busy", 1) == 0);
 	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == -EBUSY);
 	KT_CHECK(knob("percpu_busy", -1) == 0);
-	KT_CHECK(vmpin_kb() == v0 && pages() == 0);
+	KT_CHECK(kt_vmpin_kb() == v0 && pages() == 0);
 	/*
 	 * A buffer of the last run still mapped (even in part, after a
 	 * split): a new start would free its pages under the mapping,
@@ -789,12 +833,12 @@ static int sim_memlock_charged(void)
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
 	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == -EBUSY);
 	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_STOPPED);
-	KT_CHECK(vmpin_kb() == v0 + 2 * BUF_KB);
+	KT_CHECK(kt_vmpin_kb() == v0 + 2 * BUF_KB);
 	munmap((void *)m, KT_PAGE);
 	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == -EBUSY);
 	munmap((void *)(m + KT_PAGE), KT_PAGE);
 	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == 0);
-	KT_CHECK(vmpin_kb() == v0 + BUF_KB);
+	KT_CHECK(kt_vmpin_kb() == v0 + BUF_KB);
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
 	/*
 	 * Closed while mapped: the mapping holds the session, whose buffers
@@ -803,11 +847,11 @@ static int sim_memlock_charged(void)
 	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == 0);
 	m = mmap(NULL, BUF, PROT_READ, MAP_SHARED, fd, 0);
 	KT_CHECK(m != MAP_FAILED);
-	KT_CHECK(vmpin_kb() == v0 + 2 * BUF_KB);
+	KT_CHECK(kt_vmpin_kb() == v0 + 2 * BUF_KB);
 	close(fd);
-	KT_CHECK(vmpin_kb() == v0 + 2 * BUF_KB && pages() == 2 * BUF / KT_PAGE);
+	KT_CHECK(kt_vmpin_kb() == v0 + 2 * BUF_KB && pages() == 2 * BUF / KT_PAGE);
 	munmap((void *)m, BUF);
-	KT_CHECK(vmpin_kb() == v0 && pages() == 0);
+	KT_CHECK(kt_vmpin_kb() == v0 && pages() == 0);
 	KT_CHECK(kt_vmlck_kb() == vlck);
 	return 0;
 }
@@ -815,24 +859,24 @@ static int sim_memlock_charged(void)
 /* CPU 1 joins late: charged when it joins, nothing when it cannot. */
 static int sim_memlock_hotplug(void)
 {
-	long v0 = vmpin_kb();
+	long v0 = kt_vmpin_kb();
 	int fd = kt_open();
 
 	KT_CHECK(fd >= 0 && v0 >= 0);
 	KT_CHECK(write_file(CPU1_ONLINE, "0") == 0);
 	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == 0);
-	KT_CHECK(vmpin_kb() == v0 + BUF_KB);
+	KT_CHECK(kt_vmpin_kb() == v0 + BUF_KB);
 	KT_CHECK(knob("percpu_fail_alloc", 1) == 0);
 	KT_CHECK(write_file(CPU1_ONLINE, "1") == 0);
 	KT_CHECK(knob("percpu_fail_alloc", -1) == 0);
 	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_FAILED);
-	KT_CHECK(vmpin_kb() == v0 + BUF_KB);
+	KT_CHECK(kt_vmpin_kb() == v0 + BUF_KB);
 	KT_CHECK(write_file(CPU1_ONLINE, "0") == 0);
 	KT_CHECK(write_file(CPU1_ONLINE, "1") == 0);
 	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_RECORDING);
-	KT_CHECK(vmpin_kb() == v0 + 2 * BUF_KB);
+	KT_CHECK(kt_vmpin_kb() == v0 + 2 * BUF_KB);
 	close(fd);
-	KT_CHECK(vmpin_kb() == v0 && pages() == 0);
+	KT_CHECK(kt_vmpin_kb() == v0 && pages() == 0);
 	return 0;
 }
 
@@ -864,23 +908,42 @@ static int memlock_limited(void *arg)
 	KT_CHECK(drop_ipc_lock() == 0);
 	fd = kt_open();
 	KT_CHECK(fd >= 0);
-	KT_CHECK(vmpin_kb() == 0);
+	KT_CHECK(kt_vmpin_kb() == 0);
 	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == -ENOMEM);
-	KT_CHECK(vmpin_kb() == 0 && pages() == 0);
+	KT_CHECK(kt_vmpin_kb() == 0 && pages() == 0);
 	KT_CHECK(status(fd, 0, &st) == -ENODEV);
 	KT_CHECK(start(fd, 1, PTBTS_MODE_STOP) == 0);
-	KT_CHECK(vmpin_kb() == BUF_KB && pages() == BUF / KT_PAGE);
+	KT_CHECK(kt_vmpin_kb() == BUF_KB && pages() == BUF / KT_PAGE);
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
 	/* CPU 1 offline at the start; over the limit when it comes back. */
 	KT_CHECK(write_file(CPU1_ONLINE, "0") == 0);
 	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == 0);
-	KT_CHECK(vmpin_kb() == BUF_KB);
+	KT_CHECK(kt_vmpin_kb() == BUF_KB);
 	KT_CHECK(write_file(CPU1_ONLINE, "1") == 0);
 	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_FAILED);
-	KT_CHECK(vmpin_kb() == BUF_KB && pages() == BUF / KT_PAGE);
+	KT_CHECK(kt_vmpin_kb() == BUF_KB && pages() == BUF / KT_PAGE);
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
 	close(fd);
-	KT_CHECK(vmpin_kb() == 0 && pages() == 0);
+	KT_CHECK(kt_vmpin_kb() == 0 && pages() == 0);
+	return 0;
+}
+
+/* A mask of 128 bits names CPUs 0 and 1: both record. */
+static int sim_wide_mask(void)
+{
+	struct ptbts_percpu_config c = pc_config(3);
+	struct ptbts_percpu_status st;
+	int fd = kt_open();
+
+	KT_CHECK(fd >= 0);
+	c.cpu_mask_size = 16;
+	c.buffer_size = BUF;
+	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_START, &c) == 0);
+	KT_CHECK(status(fd, 0, &st) == 0 && st.state == PTBTS_PERCPU_RECORDING);
+	KT_CHECK(status(fd, 1, &st) == 0 && st.state == PTBTS_PERCPU_RECORDING);
+	KT_CHECK(status(fd, 2, &st) == -EINVAL);
+	close(fd);
+	KT_CHECK(pages() == 0);
 	return 0;
 }
 
@@ -888,6 +951,52 @@ static int sim_memlock_limit(void)
 {
 	KT_CHECK(kt_in_child(memlock_limited, NULL) == 0);
 	KT_CHECK(pages() == 0);
+	return 0;
+}
+
+/*
+ * One limit for both kinds of buffer: with 6 pages, a CPU's buffer (4)
+ * leaves room for a thread buffer of 2 pages and not 3, and a thread's 3
+ * pages leave no room for a CPU's 4.
+ */
+static int memlock_shared(void *arg)
+{
+	struct rlimit rl = { 6 * KT_PAGE, 6 * KT_PAGE };
+	uint8_t *p = kt_map(3 * KT_PAGE);
+	struct kt_tracee t;
+	int fd;
+
+	(void)arg;
+	KT_CHECK(p != NULL);
+	KT_CHECK(setrlimit(RLIMIT_MEMLOCK, &rl) == 0);
+	KT_CHECK(drop_ipc_lock() == 0);
+	fd = kt_open();
+	KT_CHECK(fd >= 0);
+	KT_CHECK(kt_tracee_start(&t, 0, 1) == 0);
+	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == 0);
+	KT_CHECK(kt_attach(fd, t.pid, p, 3 * KT_PAGE) == -ENOMEM);
+	KT_CHECK(kt_attach(fd, t.pid, p, 2 * KT_PAGE) == 0);
+	KT_CHECK(kt_vmpin_kb() == BUF_KB + 8);
+	KT_CHECK(kt_detach(fd, t.pid) == 0);
+	close(fd);
+	/* The other way round: a thread's 3 pages leave no room for 4. */
+	fd = kt_open();
+	KT_CHECK(fd >= 0);
+	KT_CHECK(kt_attach(fd, t.pid, p, 3 * KT_PAGE) == 0);
+	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == -ENOMEM);
+	KT_CHECK(kt_detach(fd, t.pid) == 0);
+	KT_CHECK(start(fd, 1, PTBTS_MODE_RING) == 0);
+	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
+	close(fd);
+	kt_tracee_kill(&t);
+	KT_CHECK(kt_vmpin_kb() == 0 && pages() == 0);
+	return 0;
+}
+
+static int sim_memlock_shared(void)
+{
+	KT_CHECK(kt_in_child(memlock_shared, NULL) == 0);
+	KT_CHECK(pages() == 0 && kt_pinned() == 0);
 	return 0;
 }
 
@@ -953,6 +1062,8 @@ TEST(percpu_sim, session_on_simulated_msrs)
 		{ "memlock_charged_and_refunded", sim_memlock_charged },
 		{ "memlock_hotplug_join", sim_memlock_hotplug },
 		{ "memlock_limit_is_enomem", sim_memlock_limit },
+		{ "cpu_mask_of_128_bits", sim_wide_mask },
+		{ "memlock_one_limit_for_cpus_and_threads", sim_memlock_shared },
 		{ "libbts_api_start_status_records_stop", sim_libbts_api },
 	};
 	size_t i;

@@ -2,7 +2,7 @@
 /*
  * Release on every path: detach, fd close, tracee exit, tracer exit.  Each
  * leaves the module's pinned-page counter at zero and, for a tracer that
- * survives, its VmLck where it was.
+ * survives, its VmPin where it was.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -33,7 +33,7 @@ static long status_state(int fd, pid_t tid)
 TEST(release, thousand_attach_detach_cycles)
 {
 	void *buf = kt_map(BUF_SIZE);
-	long vmlck = kt_vmlck_kb();
+	long vmpin = kt_vmpin_kb();
 	struct kt_tracee t;
 	int fd = kt_open(), i, bad = 0;
 
@@ -46,7 +46,7 @@ TEST(release, thousand_attach_detach_cycles)
 	}
 	EXPECT_EQ(bad, 0);
 	EXPECT_EQ(kt_pinned(), 0);
-	EXPECT_EQ(kt_vmlck_kb(), vmlck);
+	EXPECT_EQ(kt_vmpin_kb(), vmpin);
 	kt_tracee_kill(&t);
 	close(fd);
 	kt_unmap(buf, BUF_SIZE);
@@ -54,7 +54,7 @@ TEST(release, thousand_attach_detach_cycles)
 
 TEST(release, close_with_threads_attached)
 {
-	long vmlck = kt_vmlck_kb();
+	long vmpin = kt_vmpin_kb();
 	struct kt_tracee t;
 	void *buf[4];
 	int fd = kt_open(), i;
@@ -66,10 +66,10 @@ TEST(release, close_with_threads_attached)
 		ASSERT_EQ(kt_attach(fd, t.tids[i], buf[i], BUF_SIZE), 0);
 	}
 	EXPECT_EQ(kt_pinned(), 16);
-	EXPECT_EQ(kt_vmlck_kb(), vmlck + 64);
+	EXPECT_EQ(kt_vmpin_kb(), vmpin + 64);
 	close(fd);
 	EXPECT_EQ(kt_pinned(), 0);
-	EXPECT_EQ(kt_vmlck_kb(), vmlck);
+	EXPECT_EQ(kt_vmpin_kb(), vmpin);
 	/* The tracees are still ours and still stopped. */
 	for (i = 0; i < 4; i++)
 		EXPECT_EQ(ptrace(PTRACE_CONT, t.tids[i], 0, 0), 0);
@@ -80,7 +80,7 @@ TEST(release, close_with_threads_attached)
 
 TEST(release, tracee_killed_while_attached)
 {
-	long vmlck = kt_vmlck_kb();
+	long vmpin = kt_vmpin_kb();
 	void *buf = kt_map(BUF_SIZE), *buf2 = kt_map(BUF_SIZE);
 	struct kt_tracee t;
 	int fd = kt_open();
@@ -93,7 +93,7 @@ TEST(release, tracee_killed_while_attached)
 	kt_tracee_kill(&t);
 	/* The fd is still open: the exits alone released the pages. */
 	EXPECT_EQ(kt_pinned(), 0);
-	EXPECT_EQ(kt_vmlck_kb(), vmlck);
+	EXPECT_EQ(kt_vmpin_kb(), vmpin);
 	EXPECT_EQ(status_state(fd, t.tids[0]), PTBTS_STATE_EXITED);
 	EXPECT_EQ(status_state(fd, t.tids[1]), PTBTS_STATE_EXITED);
 	EXPECT_EQ(kt_detach(fd, t.tids[1]), 0);
@@ -220,7 +220,7 @@ static void *tracer_thread(void *arg)
 TEST(release, tracer_thread_exits_while_attached)
 {
 	struct tracer_thread tt;
-	long vmlck = kt_vmlck_kb();
+	long vmpin = kt_vmpin_kb();
 	pthread_t th;
 	int st;
 
@@ -237,7 +237,7 @@ TEST(release, tracer_thread_exits_while_attached)
 	 */
 	EXPECT_TRUE(kt_thread_gone(tt.tid));
 	EXPECT_EQ(kt_pinned(), 0);
-	EXPECT_EQ(kt_vmlck_kb(), vmlck);
+	EXPECT_EQ(kt_vmpin_kb(), vmpin);
 	EXPECT_EQ(status_state(tt.fd, tt.t.pid), PTBTS_STATE_DETACHED);
 	EXPECT_EQ(kt_detach(tt.fd, tt.t.pid), 0);
 	close(tt.fd);

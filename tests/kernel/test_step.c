@@ -162,22 +162,6 @@ TEST(step, stop_mode_counts_lost)
 	EXPECT_EQ(kt_pinned(), 0);
 }
 
-static long do_wait(int fd, pid_t tid, uint64_t timeout, struct ptbts_status *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	st->tid = tid;
-	st->timeout_ns = timeout;
-	return kt_ioctl(fd, PTBTS_IOC_WAIT, st);
-}
-
-static long do_ack(int fd, pid_t tid, uint64_t tail)
-{
-	struct ptbts_ack a = { .size = sizeof(a), .tid = (uint32_t)tid, .tail = tail };
-
-	return kt_ioctl(fd, PTBTS_IOC_ACK, &a);
-}
-
 /*
  * BLOCK with a one-page buffer: the tracer consumes with WAIT and ACK, the
  * thread waits for it, and every record of a long run arrives in order.
@@ -200,7 +184,7 @@ TEST(step, block_loses_nothing)
 			    0), 0);
 	ASSERT_EQ(ptrace(PTRACE_CONT, r.pid, 0, 0), 0);
 	while (!done) {
-		long w = do_wait(r.fd, r.pid, 1000000000ull, &st);
+		long w = kt_wait(r.fd, r.pid, 1000000000ull, &st);
 
 		if (w == -ETIMEDOUT)
 			continue;
@@ -212,7 +196,7 @@ TEST(step, block_loses_nothing)
 			if (!bad && tail < n &&
 			    kt_records_diff(&kt_run_recs(&r)[tail % slots], &want[tail], 1))
 				bad = tail + 1;
-		ASSERT_EQ(do_ack(r.fd, r.pid, tail), 0);
+		ASSERT_EQ(kt_ack(r.fd, r.pid, tail), 0);
 		if (st.state == PTBTS_STATE_STOPPED) {
 			/* Only the exit is left: reap it. */
 			ASSERT_EQ(waitpid(r.pid, &status, WNOHANG), 0);
@@ -249,10 +233,10 @@ TEST(step, poll_wakes_at_threshold)
 	/* Running (it waits for room at most), with the threshold passed. */
 	EXPECT_EQ(st.state, (unsigned)PTBTS_STATE_RUNNING);
 	EXPECT_GE(kt_count(&st, KT_PAGE), 10u);
-	EXPECT_EQ(do_wait(r.fd, r.pid, 0, &st), 0);
+	EXPECT_EQ(kt_wait(r.fd, r.pid, 0, &st), 0);
 	kill(r.pid, SIGKILL);
 	waitpid(r.pid, NULL, 0);
-	EXPECT_EQ(do_wait(r.fd, r.pid, PTBTS_WAIT_FOREVER, &st), 0);
+	EXPECT_EQ(kt_wait(r.fd, r.pid, PTBTS_WAIT_FOREVER, &st), 0);
 	EXPECT_EQ(st.state, (unsigned)PTBTS_STATE_EXITED);
 	kt_run_end(&r);
 	EXPECT_EQ(kt_pinned(), 0);
@@ -275,12 +259,12 @@ TEST(step, wait_times_out_below_threshold)
 	c = kt_step_config(t.pid, buf, KT_PAGE, PTBTS_MODE_RING, KT_PAGE);
 	ASSERT_EQ(kt_ioctl(fd, PTBTS_IOC_ATTACH, &c), 0);
 	/* Stopped: ready at once. */
-	EXPECT_EQ(do_wait(fd, t.pid, 0, &st), 0);
+	EXPECT_EQ(kt_wait(fd, t.pid, 0, &st), 0);
 	EXPECT_EQ(st.state, (unsigned)PTBTS_STATE_STOPPED);
 	ASSERT_EQ(ptrace(PTRACE_CONT, t.pid, 0, 0), 0);
-	EXPECT_EQ(do_wait(fd, t.pid, 50000000, &st), -ETIMEDOUT);
+	EXPECT_EQ(kt_wait(fd, t.pid, 50000000, &st), -ETIMEDOUT);
 	kt_tracee_kill(&t);
-	EXPECT_EQ(do_wait(fd, pid, PTBTS_WAIT_FOREVER, &st), 0);
+	EXPECT_EQ(kt_wait(fd, pid, PTBTS_WAIT_FOREVER, &st), 0);
 	EXPECT_EQ(st.state, (unsigned)PTBTS_STATE_EXITED);
 	close(fd);
 	kt_unmap(buf, KT_PAGE);

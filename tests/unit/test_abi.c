@@ -35,14 +35,39 @@ TEST(abi, record_is_24_bytes)
 	EXPECT_EQ(sizeof(struct ptbts_percpu_status) % 8, (size_t)0);
 }
 
-TEST(abi, ioctls_do_not_encode_sizes)
+/*
+ * Direction and size are those of the fixed header; the structs' own sizes
+ * travel inside them, so the numbers never change as the structs grow.
+ */
+TEST(abi, ioctls_encode_the_fixed_header)
 {
-	EXPECT_EQ(_IOC_SIZE(PTBTS_IOC_ATTACH), 0u);
-	EXPECT_EQ(_IOC_SIZE(PTBTS_IOC_STATUS), 0u);
-	EXPECT_EQ(_IOC_SIZE(PTBTS_IOC_CAPS), 0u);
-	EXPECT_EQ(_IOC_SIZE(PTBTS_IOC_ACK), 0u);
-	EXPECT_EQ(_IOC_SIZE(PTBTS_IOC_PERCPU_START), 0u);
-	EXPECT_EQ(_IOC_SIZE(PTBTS_IOC_PERCPU_STATUS), 0u);
+	static const unsigned long rw[] = {
+		PTBTS_IOC_CAPS, PTBTS_IOC_STATUS, PTBTS_IOC_WAIT,
+		PTBTS_IOC_PERCPU_START, PTBTS_IOC_PERCPU_STATUS,
+	};
+	static const unsigned long w[] = { PTBTS_IOC_ATTACH, PTBTS_IOC_ACK };
+	size_t i;
+
+	for (i = 0; i < sizeof(rw) / sizeof(rw[0]); i++) {
+		EXPECT_EQ(_IOC_DIR(rw[i]), (unsigned)(_IOC_READ | _IOC_WRITE));
+		EXPECT_EQ(_IOC_SIZE(rw[i]), sizeof(struct ptbts_hdr));
+		EXPECT_EQ(_IOC_TYPE(rw[i]), (unsigned)PTBTS_IOC_MAGIC);
+	}
+	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		EXPECT_EQ(_IOC_DIR(w[i]), (unsigned)_IOC_WRITE);
+		EXPECT_EQ(_IOC_SIZE(w[i]), sizeof(struct ptbts_hdr));
+		EXPECT_EQ(_IOC_TYPE(w[i]), (unsigned)PTBTS_IOC_MAGIC);
+	}
+	EXPECT_EQ(sizeof(struct ptbts_hdr), (size_t)4);
+	EXPECT_EQ(PTBTS_IOC_DETACH, (unsigned long)_IO(PTBTS_IOC_MAGIC, 2));
+	EXPECT_EQ(PTBTS_IOC_PERCPU_STOP, (unsigned long)_IO(PTBTS_IOC_MAGIC, 7));
+}
+
+/* 0xB7 is nsfs's (NS_GET_USERNS is _IO(0xb7, 0x1)) and remoteproc's. */
+TEST(abi, magic_is_not_nsfs_or_remoteproc)
+{
+	EXPECT_NE(PTBTS_IOC_MAGIC, 0xb7);
+	EXPECT_EQ(PTBTS_ABI_VERSION, 2);
 }
 
 TEST(abi, kinds_live_in_the_software_half)

@@ -224,14 +224,14 @@ TEST(refusal, module_lines)
 	struct bts_refusal_facts f = fine();
 
 	EXPECT_LINE(BTS_REFUSAL_MODULE, f, 0,
-		    "ok: the ptrace_bts module is loaded (ABI version 1)");
+		    "ok: the ptrace_bts module is loaded (ABI version 2)");
 	f.module_abi = -1;
 	EXPECT_LINE(BTS_REFUSAL_MODULE, f, KMOD,
 		    "the ptrace_bts module is not loaded: the kmod sources need it; load "
 		    "it with 'modprobe ptrace_bts' (see README: DKMS)");
 	f.module_abi = PTBTS_ABI_VERSION + 1;
 	EXPECT_LINE(BTS_REFUSAL_MODULE, f, KMOD,
-		    "the ptrace_bts module speaks ABI version 2, libbts version 1: load "
+		    "the ptrace_bts module speaks ABI version 3, libbts version 2: load "
 		    "the matching module");
 }
 

@@ -6,11 +6,13 @@
  * space.  It uses fixed-width types and explicit padding only, so that 32-bit
  * and 64-bit tracers see one layout (tests/abi checks it with -m32 and -m64).
  *
- * Every struct passed by an ioctl starts with its own size.  The ioctl
- * numbers do not encode that size, so a struct may grow at its end without
- * a new ioctl: the kernel accepts an older (smaller) struct, and a newer
- * (larger) one only when the part it does not know is zero.  Every reserved
- * field must be zero.
+ * Every struct passed by an ioctl starts with its own size (&struct
+ * ptbts_hdr).  The ioctl numbers encode the direction and the size of that
+ * fixed header only, so a struct may grow at its end without a new ioctl:
+ * the kernel accepts an older (smaller) struct, and a newer (larger) one
+ * only when the part it does not know is zero (-E2BIG otherwise).  Every
+ * reserved field must be zero (-EINVAL otherwise), in every struct the
+ * kernel reads, STATUS's included.
  */
 #ifndef _UAPI_LINUX_PTRACE_BTS_H
 #define _UAPI_LINUX_PTRACE_BTS_H
@@ -23,9 +25,11 @@
  * that an old module refuses cleanly keeps it: new ioctls (-ENOTTY from a
  * module without them), new flag bits and new fields at a struct's end
  * (-EINVAL or -E2BIG when set).  The per-CPU mode and the PEBS event came
- * that way, in version 1.
+ * that way, in version 1.  Version 2 moved the ioctls to their own magic
+ * (version 1's collided with nsfs's, whose numbers a version-2 module
+ * refuses with -ENOTTY) and gave the per-CPU mode a CPU mask of any size.
  */
-#define PTBTS_ABI_VERSION	1
+#define PTBTS_ABI_VERSION	2
 #define PTBTS_DEVICE		"/dev/ptrace_bts"
 
 /**
@@ -133,6 +137,17 @@ enum ptbts_source {
  * @PTBTS_MODE_STOP:  stop recording, count what is lost
  * @PTBTS_MODE_BLOCK: the traced thread waits until the consumer has
  *                    acknowledged room (lossless)
+ *
+ * What a tracer may rely on in %PTBTS_MODE_BLOCK: a thread that waits for
+ * room waits as if in an interruptible sleep.  Every ptrace stop
+ * (PTRACE_INTERRUPT, a signal's delivery stop), group stop (SIGSTOP) and
+ * signal handler reaches it while it waits, and the freezer freezes it
+ * there: a tracer may wait for such a stop before it ACKs.  The records
+ * that found no room are kept, in order, and written once there is room,
+ * after the stop or the handler; none is lost or written twice.  Only
+ * SIGKILL (or an exit) ends the wait for good: what still waited is then
+ * counted in &struct ptbts_status.lost.  (kmod-step; for kmod-bts and
+ * kmod-pebs the hardware's records wait in the CPU's buffer.)
  */
 enum ptbts_mode {
 	PTBTS_MODE_RING		= 0,
@@ -363,8 +378,11 @@ struct ptbts_caps {
  * @size:        sizeof(struct ptbts_percpu_config) as the caller knows it
  * @mode:        %PTBTS_MODE_RING or %PTBTS_MODE_STOP (a CPU cannot be
  *               made to wait for a reader: no %PTBTS_MODE_BLOCK)
- * @cpus:        the CPUs to record on: bit n is CPU n (n < 64), each a
- *               possible CPU; those offline now join when they come online
+ * @cpu_mask:    address of the CPUs to record on, in the caller's memory:
+ *               an array of __u64 where bit (n % 64) of element (n / 64)
+ *               is CPU n; at least one set, each a possible CPU (below
+ *               the kernel's nr_cpu_ids); those offline now join when they
+ *               come online
  * @buffer_size: bytes of the kernel buffer of each CPU, a multiple of the
  *               page size, at most %PTBTS_PERCPU_BUFFER_MAX; it holds
  *               floor(@buffer_size / 24) records
@@ -373,6 +391,10 @@ struct ptbts_caps {
  *               record here (-EOPNOTSUPP, -EPERM), the &enum ptbts_unavail
  *               reason, the first in the header's order; else 0 (its value
  *               on input is ignored)
+ * @cpu_mask_size: bytes at @cpu_mask, a multiple of 8, from 8 to
+ *               %PTBTS_CPU_MASK_MAX (a mask may be longer than the
+ *               machine's CPUs, its bits past them zero)
+ * @__reserved0: reserved, 0
  * @__reserved:  reserved, 0
  *
  * The per-CPU mode records kernel and user branches of everything that
@@ -388,14 +410,17 @@ struct ptbts_caps {
 struct ptbts_percpu_config {
 	__u32 size;
 	__u32 mode;
-	__u64 cpus;
+	__u64 cpu_mask;
 	__u64 buffer_size;
 	__u32 flags;
 	__u32 unavail;
-	__u64 __reserved[4];
+	__u32 cpu_mask_size;
+	__u32 __reserved0;
+	__u64 __reserved[3];
 };
 
 #define PTBTS_PERCPU_BUFFER_MAX	(64ULL << 20)	/* bytes per CPU */
+#define PTBTS_CPU_MASK_MAX	4096	/* bytes: 32768 CPUs */
 
 /**
  * enum ptbts_percpu_state - one CPU of the per-CPU mode
@@ -457,9 +482,20 @@ struct ptbts_percpu_status {
 #define PTBTS_PERCPU_CONFIG_SIZE_VER0	64	/* the whole first version */
 #define PTBTS_PERCPU_STATUS_SIZE_VER0	56	/* up to @buffer_size */
 
+/**
+ * struct ptbts_hdr - how every struct an ioctl passes begins
+ * @size: the whole struct's size as the caller knows it
+ *
+ * The ioctl numbers are _IOW() or _IOWR() of this header: they say which
+ * way the struct goes and stay fixed as the struct grows, its size
+ * travelling inside it.
+ */
+struct ptbts_hdr {
+	__u32 size;
+};
+
 /*
- * ioctls on a session fd from open(PTBTS_DEVICE).  Sizes travel inside the
- * structs, so the numbers are plain _IO() and stay fixed as structs grow.
+ * ioctls on a session fd from open(PTBTS_DEVICE).
  *
  * The session belongs to the process that opened the device: other
  * processes (a child that inherited the fd) get -EPERM for all but CAPS.
@@ -479,18 +515,28 @@ struct ptbts_percpu_status {
  *           -EEXIST  the thread is attached already (to any session)
  *           -EFAULT  part of the buffer is not mapped, or beyond user space
  *           -EACCES  part of the buffer is not writable
- *           -ENOMEM  past RLIMIT_MEMLOCK (without CAP_IPC_LOCK)
+ *           -ENOMEM  past RLIMIT_MEMLOCK (without CAP_IPC_LOCK): every
+ *                    buffer of every session of the caller's user is
+ *                    charged to that user (shown in the caller's VmPin),
+ *                    checked before anything is allocated
  *   DETACH, STATUS, WAIT, ACK  -ESRCH  the session holds no such thread
- *   WAIT    -EINVAL  a reserved field set
- *           -ETIMEDOUT  the timeout passed and the thread is not ready (the
+ *   STATUS, WAIT  -EINVAL  a reserved field set (the output fields and,
+ *                    for STATUS, @timeout_ns are ignored on input)
+ *           -E2BIG   a struct larger than the module's whose tail is not 0
+ *   WAIT    -ETIMEDOUT  the timeout passed and the thread is not ready (the
  *                    struct is not written)
  *           -EINTR   a signal arrived first
  *   ACK     -EINVAL  a reserved field set, @tail below the last one or
  *                    beyond the records written
  *   PERCPU_START  -EINVAL  a reserved field or flag set, a mode other than
- *                    RING or STOP, no CPU or one that is not possible, a
- *                    buffer size that is 0, not whole pages or too big
- *           -EOPNOTSUPP  the mode cannot record here (@unavail says why)
+ *                    RING or STOP, a CPU mask size that is not a whole
+ *                    number of __u64 from 8 to PTBTS_CPU_MASK_MAX, no CPU
+ *                    or one that is not possible, a buffer size that is
+ *                    0, not whole pages or too big
+ *           -EFAULT  the CPU mask is not readable
+ *           -EOPNOTSUPP  the mode cannot record here (@unavail says why);
+ *                    or a CPU numbered 64 or more, which this module does
+ *                    not record on (@unavail 0)
  *           -EPERM   no CAP_PERFMON or CAP_SYS_ADMIN (@unavail NO_CAP)
  *           -EBUSY   the session's per-CPU mode runs already, or a buffer
  *                    of its last run is still mapped (munmap() it first);
@@ -499,13 +545,14 @@ struct ptbts_percpu_status {
  *           -ENODEV  none of the CPUs is online
  *           -ENOMEM  a CPU's buffer could not be allocated, or the
  *                    buffers would pass the caller's RLIMIT_MEMLOCK
- *                    (without CAP_IPC_LOCK): they are charged to its
- *                    pinned memory (VmPin) until freed; nothing is left
- *                    allocated or charged (a CPU that joins later past
- *                    the limit is FAILED)
+ *                    (without CAP_IPC_LOCK): they are charged as
+ *                    ATTACH's buffers are, one limit for both, until
+ *                    freed; nothing is left allocated or charged (a
+ *                    CPU that joins later past the limit is FAILED)
  *           -EIO     an MSR faulted on a CPU (nothing is left started)
  *   PERCPU_STOP  -ENODEV  the per-CPU mode is not running
- *   PERCPU_STATUS  -EINVAL  a reserved field set, a CPU past 63
+ *   PERCPU_STATUS  -EINVAL  a reserved field set, a CPU that is not below
+ *                    nr_cpu_ids (a CPU from 64 on is always OFF)
  *           -ENODEV  no per-CPU mode was started in this session
  *   mmap()  -EPERM   a writable mapping (PROT_WRITE)
  *           -EINVAL  not a whole part of one CPU's buffer
@@ -516,15 +563,16 @@ struct ptbts_percpu_status {
  * and when a thread exits or is detached; entering a ptrace stop is
  * reported to the tracer by waitpid(), not by poll().
  */
-#define PTBTS_IOC_MAGIC		0xb7
-#define PTBTS_IOC_CAPS		_IO(PTBTS_IOC_MAGIC, 0x00) /* struct ptbts_caps * */
-#define PTBTS_IOC_ATTACH	_IO(PTBTS_IOC_MAGIC, 0x01) /* struct ptbts_config * */
-#define PTBTS_IOC_DETACH	_IO(PTBTS_IOC_MAGIC, 0x02) /* __u32 tid, by value */
-#define PTBTS_IOC_STATUS	_IO(PTBTS_IOC_MAGIC, 0x03) /* struct ptbts_status * */
-#define PTBTS_IOC_WAIT		_IO(PTBTS_IOC_MAGIC, 0x04) /* struct ptbts_status * */
-#define PTBTS_IOC_ACK		_IO(PTBTS_IOC_MAGIC, 0x05) /* struct ptbts_ack * */
-#define PTBTS_IOC_PERCPU_START	_IO(PTBTS_IOC_MAGIC, 0x06) /* struct ptbts_percpu_config * */
-#define PTBTS_IOC_PERCPU_STOP	_IO(PTBTS_IOC_MAGIC, 0x07) /* no argument */
-#define PTBTS_IOC_PERCPU_STATUS	_IO(PTBTS_IOC_MAGIC, 0x08) /* struct ptbts_percpu_status * */
+/* 0xBD: no other user in Documentation/userspace-api/ioctl/ioctl-number.rst. */
+#define PTBTS_IOC_MAGIC		0xBD
+#define PTBTS_IOC_CAPS		_IOWR(PTBTS_IOC_MAGIC, 0x00, struct ptbts_hdr) /* struct ptbts_caps */
+#define PTBTS_IOC_ATTACH	_IOW(PTBTS_IOC_MAGIC, 0x01, struct ptbts_hdr)  /* struct ptbts_config */
+#define PTBTS_IOC_DETACH	_IO(PTBTS_IOC_MAGIC, 0x02)	/* __u32 tid, by value */
+#define PTBTS_IOC_STATUS	_IOWR(PTBTS_IOC_MAGIC, 0x03, struct ptbts_hdr) /* struct ptbts_status */
+#define PTBTS_IOC_WAIT		_IOWR(PTBTS_IOC_MAGIC, 0x04, struct ptbts_hdr) /* struct ptbts_status */
+#define PTBTS_IOC_ACK		_IOW(PTBTS_IOC_MAGIC, 0x05, struct ptbts_hdr)  /* struct ptbts_ack */
+#define PTBTS_IOC_PERCPU_START	_IOWR(PTBTS_IOC_MAGIC, 0x06, struct ptbts_hdr) /* struct ptbts_percpu_config */
+#define PTBTS_IOC_PERCPU_STOP	_IO(PTBTS_IOC_MAGIC, 0x07)	/* no argument */
+#define PTBTS_IOC_PERCPU_STATUS	_IOWR(PTBTS_IOC_MAGIC, 0x08, struct ptbts_hdr) /* struct ptbts_percpu_status */
 
 #endif /* _UAPI_LINUX_PTRACE_BTS_H */

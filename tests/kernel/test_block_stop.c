@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A BLOCK-mode thread that waits for room stays stoppable: PTRACE_INTERRUPT
+ * or a SIGSTOP stops it while it waits (a tracer that waits for that stop before it
+ * ACKs must not deadlock), and after the ACK it goes on with every record
+ * written once, in order.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+
+#include "harness.h"
+#include "kt.h"
+#include "kt_step.h"
+
+#define REC	sizeof(struct ptbts_record)
+#define SLOTS	(KT_PAGE / REC)
+
+/*
+ * kt_seq_loop(@iters) in a child that is not traced: it stops itself
+ * with SIGSTOP, and the caller seizes it there (the seize turns the
+ * group stop into a ptrace stop).  Its pid, or -1.
+ */
+static pid_t seized_loop(long iters)
+{
+	pid_t pid = fork();
+	int st, i;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		for (i = 3; i < 1024; i++)
+			close(i);
+		kt_seq_loop(iters);
+		_exit(0);
+	}
+	if (waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st) ||
+	    ptrace(PTRACE_SEIZE, pid, 0, 0) ||
+	    waitpid(pid, &st, __WALL) != pid || !WIFSTOPPED(st)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, __WALL);
+		return -1;
+	}
+	return pid;
+}
+
+/* The stop of @pid within 10 s: its waitpid() status, or -1. */
+static int stop_within(pid_t pid)
+{
+	struct timespec tick = { 0, 2000000 };
+	int st, i;
+
+	for (i = 0; i < 5000; i++) {
+		pid_t r = waitpid(pid, &st, __WALL | WNOHANG);
+
+		if (r == pid)
+			return st;
+		if (r < 0)
+			return -1;
+		nanosleep(&tick, NULL);
+	}
+	return -1;
+}
+
+struct consumer {
+	const struct ptbts_record *recs;	/* the buffer */
+	const struct ptbts_record *want;
+	size_t n;				/* records wanted */
+	uint64_t tail;				/* read and acknowledged */
+	uint64_t bad;				/* first wrong record + 1 */
+};
+
+/* Checks the records up to @count against the wanted ones. */
+static void consume(struct consumer *c, uint64_t count)
+{
+	for (; c->tail < count; c->tail++)
+		if (!c->bad && (c->tail >= c->n ||
+				kt_records_diff(&c->recs[c->tail % SLOTS],
+						&c->want[c->tail], 1)))
+			c->bad = c->tail + 1;
+}
+
+/*
+ * Stops the thread while it waits for room, by PTRACE_INTERRUPT (@sig 0)
+ * or by @sig (its signal-delivery stop; the signal is then suppressed),
+ * and takes every record of the run after the ACK.
+ */
+static void stop_while_waiting(int sig)
+{
+	const long iters = 1000;
+	struct ptbts_record *want = calloc(3 * iters, sizeof(*want));
+	void *buf = kt_map(KT_PAGE);
+	struct ptbts_status st;
+	struct ptbts_config cfg;
+	struct consumer c = { 0 };
+	int fd = kt_open(), status;
+	pid_t pid;
+
+	ASSERT_TRUE(want != NULL && buf != NULL);
+	ASSERT_GE(fd, 0);
+	c.want = want;
+	c.recs = buf;
+	c.n = kt_loop_expect(want, 3 * iters, iters, kt_loop_call,
+			     kt_loop_after, kt_loop_jnz);
+	ASSERT_GT(c.n, 3 * SLOTS);
+	pid = seized_loop(iters);
+	ASSERT_GT(pid, 0);
+	/* Woken only when the buffer is full: the thread then waits. */
+	cfg = kt_step_config(pid, buf, KT_PAGE, PTBTS_MODE_BLOCK, KT_PAGE);
+	ASSERT_EQ(kt_ioctl(fd, PTBTS_IOC_ATTACH, &cfg), 0);
+	ASSERT_EQ(ptrace(PTRACE_CONT, pid, 0, 0), 0);
+	ASSERT_EQ(kt_wait(fd, pid, 10000000000ull, &st), 0);
+	EXPECT_EQ(st.state, (unsigned)PTBTS_STATE_RUNNING);
+	EXPECT_EQ(kt_count(&st, KT_PAGE), (uint64_t)SLOTS);
+	/* Let it reach its wait: its next record finds no room. */
+	usleep(100000);
+
+	if (sig)
+		ASSERT_EQ(kill(pid, sig), 0);
+	else
+		ASSERT_EQ(ptrace(PTRACE_INTERRUPT, pid, 0, 0), 0);
+	status = stop_within(pid);
+	if (status == -1) {
+		/* It never stopped: free it, so that the test can end. */
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, __WALL);
+		close(fd);
+		free(want);
+	}
+	ASSERT_NE(status, -1);
+	EXPECT_TRUE(WIFSTOPPED(status));
+	EXPECT_EQ(status >> 16, sig ? 0 : PTRACE_EVENT_STOP);
+	if (sig)
+		EXPECT_EQ(WSTOPSIG(status), sig);
+	ASSERT_EQ(kt_status(fd, pid, &st), 0);
+	EXPECT_EQ(st.state, (unsigned)PTBTS_STATE_STOPPED);
+	EXPECT_EQ(kt_count(&st, KT_PAGE), (uint64_t)SLOTS);	/* no more */
+
+	/* ACK in the stop, resume, and take everything to the end. */
+	while (st.state != PTBTS_STATE_EXITED) {
+		consume(&c, kt_count(&st, KT_PAGE));
+		ASSERT_EQ(kt_ack(fd, pid, c.tail), 0);
+		if (st.state == PTBTS_STATE_STOPPED)
+			ASSERT_EQ(ptrace(PTRACE_CONT, pid, 0, 0), 0);
+		ASSERT_EQ(kt_wait(fd, pid, 10000000000ull, &st), 0);
+		if (st.state == PTBTS_STATE_STOPPED)
+			ASSERT_EQ(waitpid(pid, &status, __WALL), pid);
+	}
+	consume(&c, kt_count(&st, KT_PAGE));
+	ASSERT_EQ(waitpid(pid, &status, __WALL), pid);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_EQ(c.tail, (uint64_t)c.n);
+	EXPECT_EQ(c.bad, 0u);
+	EXPECT_EQ(st.lost, 0u);
+	close(fd);
+	kt_unmap(buf, KT_PAGE);
+	free(want);
+	EXPECT_EQ(kt_pinned(), 0);
+}
+
+TEST(block_stop, interrupt_while_waiting_for_room)
+{
+	stop_while_waiting(0);
+}
+
+TEST(block_stop, sigstop_while_waiting_for_room)
+{
+	stop_while_waiting(SIGSTOP);
+}
