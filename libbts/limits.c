@@ -9,7 +9,14 @@
  * holds exactly max_size / 24 of them whatever the ring mode and buffer
  * size; the time is looked at whenever the program stops (a traced
  * program stops constantly; btrace's own timer wakes an idle one).
+ *
+ * A spawned program dies at the cut: SIGKILL goes out the moment the bound
+ * is seen, while the thread that made the last record is still in its
+ * ptrace stop (SIGKILL ends a stopped tracee without its running again),
+ * and bts_resume() lets nothing run on once the session is stopping.  Not
+ * one instruction of it runs unrecorded.
  */
+#include <signal.h>
 #include <time.h>
 
 #include "session.h"
@@ -41,6 +48,11 @@ static void cut(struct bts_session *s, int why)
 	if (!s->cut)
 		s->cut = why;
 	s->stop = 1;
+	if (s->spawned) {
+		kill(s->pid, SIGKILL);
+		bts_procs_kill(s);
+		bts_fork_kill_shadows(s);
+	}
 }
 
 bool bts_limits_record(struct bts_session *s)
