@@ -267,6 +267,11 @@ struct bts_thread_info {
 	uint64_t nrecords;	/* records in the file, markers included */
 	bool exited;		/* an exit chunk was seen */
 	int status;		/* waitpid() status, when @exited */
+	/*
+	 * The pc the thread's history starts at (a spawned program's entry
+	 * point), or 0: unknown, it starts at the first record.
+	 */
+	uint64_t start;
 };
 
 struct bts_process_info {
