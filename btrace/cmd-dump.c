@@ -31,6 +31,7 @@ static const struct command_help dump_help = {
 	"Default output (--branches), for people:\n"
 	"  # trace: version 1, source ptrace-step, mode block, buffer 4194304 bytes\n"
 	"  # process PID (parent PPID): EXE\n"
+	"  # process PID exec'd EXE2        (each later image it ran)\n"
 	"  thread TID (process PID)\n"
 	"        12  0x000055555555513d <main+29>  ->  0x0000555555555030 <puts@plt>\n"
 	"        13  0x0000555555555180 <f+4>  ->  0x00005555555551a0 <handler>  [signal]\n"
@@ -263,6 +264,17 @@ static int dump_branches(struct dump_ctx *c, size_t i)
 	return 0;
 }
 
+/* The programs a process exec'd after its first. */
+static void print_images(const struct bts_trace *t, pid_t pid)
+{
+	for (size_t k = 1; k < bts_trace_nimages(t, pid); k++) {
+		const struct bts_image_info *im = bts_trace_image(t, pid, k);
+
+		printf("# process %d exec'd %s\n", (int)pid,
+		       im->exe && *im->exe ? im->exe : "?");
+	}
+}
+
 static void print_header(const struct bts_trace *t)
 {
 	const struct bts_trace_info *info = bts_trace_info(t);
@@ -278,6 +290,7 @@ static void print_header(const struct bts_trace *t)
 
 		printf("# process %d (parent %d): %s\n", (int)pr->pid,
 		       (int)pr->ppid, pr->exe ? pr->exe : "?");
+		print_images(t, pr->pid);
 		snprintf(what, sizeof(what), "process %d", (int)pr->pid);
 		if (pr->exited)
 			print_status(what, pr->status);

@@ -5,7 +5,8 @@
  * addresses; both copies keep their names, whichever comes first in
  * address order.  Libraries live at 0x7f..., so the share of those
  * addresses that dump leaves bare measures what lost its names (a few
- * PLT headers and stripped local functions stay bare: near zero).
+ * PLT headers and stripped local functions stay bare: near zero).  The
+ * dump's header names every program a process ran.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,11 @@ TEST(exec_names, libraries_keep_names_after_exec)
 	char *b = record_dump("plain.btr", plain);
 	char *na = names_after_exec(a, 60), *nb = names_after_exec(b, 60);
 
+	/* The header names each program the process ran, in order. */
+	EXPECT_TRUE(strstr(a, "): /usr/bin/env\n# process ") != NULL);
+	EXPECT_TRUE(strstr(a, " exec'd /usr/bin/dash\n# process ") != NULL);
+	EXPECT_TRUE(strstr(a, " exec'd /usr/bin/true\n# process ") != NULL);
+	EXPECT_TRUE(strstr(b, " exec'd /usr/bin/true\n# process ") != NULL);
 	ASSERT_TRUE(strstr(na, "<_start+3> <_dl_start> \n") == na);
 	EXPECT_STREQ(na, nb);
 	expect_libraries_named(a);
@@ -120,6 +126,8 @@ TEST(exec_names, children_of_bash_keep_library_names)
 	char *dump = record_dump("bash.btr", prog);
 
 	EXPECT_TRUE(strstr(dump, "# process ") != NULL);
+	EXPECT_TRUE(strstr(dump, " exec'd /usr/bin/ls\n# process ") != NULL);
+	EXPECT_TRUE(strstr(dump, " exec'd /usr/bin/wc\n# process ") != NULL);
 	expect_libraries_named(dump);
 	free(dump);
 }
