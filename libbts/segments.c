@@ -294,6 +294,9 @@ static int add_run(struct builder *bd, const struct bts_run *run)
 	if (!s)
 		return -BTS_E_NOMEM;
 	s->pub.last = run->index + run->count - 1;
+	if (!s->pub.function && !s->pub.object)
+		s->pub.object = bts_symbolize_object(bd->sym,
+						     b->start + b->off[run->first]);
 	if (bd->lines && bd->sym)
 		add_lines(bd, s, run);
 	h->insns += run->count;

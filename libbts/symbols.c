@@ -356,12 +356,35 @@ static bool seen_file(const struct bts_trace *t, pid_t pid,
 	return false;
 }
 
+/* The files of the maps, named even where no symbol is: "?? from FILE". */
+static int keep_objects(struct bts_symbolizer *s, const struct bts_map *maps,
+			size_t n)
+{
+	s->objs = calloc(n ? n : 1, sizeof(*s->objs));
+	if (!s->objs)
+		return bts_fail(BTS_E_NOMEM, "symbolizer");
+	for (size_t i = 0; i < n; i++) {
+		const struct bts_map *m = &maps[i];
+		const char *path;
+
+		if (m->path[0] != '/' && strcmp(m->path, "[vdso]"))
+			continue;
+		path = bts_sym_keep(s, m->path, strlen(m->path), NULL);
+		if (!path)
+			return bts_fail(BTS_E_NOMEM, "symbolizer");
+		s->objs[s->nobjs++] = (struct sym_obj){ m->start, m->end, path };
+	}
+	return 0;
+}
+
 static int report_maps(struct bts_symbolizer *s, const struct bts_trace *t,
 		       pid_t pid)
 {
 	const struct bts_map *maps;
 	size_t n = bts_trace_maps(t, pid, &maps);
 
+	if (keep_objects(s, maps, n))
+		return -BTS_E_NOMEM;
 	dwfl_report_begin(s->dwfl);
 	for (size_t i = 0; i < n; i++) {
 		const struct bts_map *m = &maps[i];
@@ -418,6 +441,7 @@ void bts_symbolizer_free(struct bts_symbolizer *s)
 	for (size_t i = 0; i < s->strs_cap; i++)
 		free(s->strs[i]);
 	free(s->strs);
+	free(s->objs);
 	free(s->cache);
 	free(s);
 }

@@ -74,3 +74,43 @@ TEST(call_depth, returns_match_call_sites_in_stripped_code)
 	unlink(btr);
 	free(btr);
 }
+
+/*
+ * An unnamed function is named by its file, as gdb's "?? () from FILE",
+ * in every view: the branches, the calls and the instructions, text and
+ * JSON.
+ */
+TEST(call_depth, unnamed_code_names_its_file)
+{
+	char *prog = PROG_PATH("strip-depth");
+	struct harness_cmd cmd;
+	char *btr = raw_record("strip-depth", NULL, 0, &cmd);
+	char want[4200];
+
+	harness_cmd_free(&cmd);
+	ASSERT_EQ(harness_btrace(&cmd, 60, "dump", btr, NULL), 0);
+	snprintf(want, sizeof(want), "<?? from %s>  ->  0x", prog);
+	EXPECT_TRUE(strstr(cmd.out, want) != NULL);
+	harness_cmd_free(&cmd);
+	ASSERT_EQ(harness_btrace(&cmd, 60, "dump", "--calls", btr, NULL), 0);
+	snprintf(want, sizeof(want), "\t?? from %s\n", prog);
+	EXPECT_TRUE(strstr(cmd.out, want) != NULL);
+	harness_cmd_free(&cmd);
+	ASSERT_EQ(harness_btrace(&cmd, 60, "dump", "--calls", "--json", btr,
+				 NULL), 0);
+	snprintf(want, sizeof(want), "\"func\":null,\"object\":\"%s\",", prog);
+	EXPECT_TRUE(strstr(cmd.out, want) != NULL);
+	harness_cmd_free(&cmd);
+	ASSERT_EQ(harness_btrace(&cmd, 60, "dump", "--json", btr, NULL), 0);
+	snprintf(want, sizeof(want), "\"from_object\":\"%s\",\"to\":", prog);
+	EXPECT_TRUE(strstr(cmd.out, want) != NULL);
+	harness_cmd_free(&cmd);
+	ASSERT_EQ(harness_btrace(&cmd, 60, "dump", "--insns", "--json", btr,
+				 NULL), 0);
+	snprintf(want, sizeof(want), "\"object\":\"%s\",\"asm\":", prog);
+	EXPECT_TRUE(strstr(cmd.out, want) != NULL);
+	harness_cmd_free(&cmd);
+	unlink(btr);
+	free(btr);
+	free(prog);
+}

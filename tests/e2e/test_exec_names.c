@@ -48,7 +48,7 @@ static void count_bare(const char *dump, size_t *all, size_t *bare)
 	while ((p = strstr(p, LIB_PREFIX))) {
 		p += 18;	/* "0x" and 16 digits */
 		(*all)++;
-		if (strncmp(p, " <", 2))
+		if (strncmp(p, " <", 2) || !strncmp(p, " <?? from ", 10))
 			(*bare)++;
 	}
 }
