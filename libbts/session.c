@@ -229,8 +229,9 @@ int bts_resume(struct bts_session *s, struct bts_thread *t, int sig)
 
 	if (s->ctl && bts_control_hold(s, t, sig))
 		return 0;	/* a debugger keeps it stopped */
-	if (s->stop && s->spawned)
-		return 0;	/* it is killed where it stands (stop_session) */
+	/* Killed where it stands (stop_session); one that exits goes on dying. */
+	if (s->stop && s->spawned && !t->exiting)
+		return 0;
 	r = ptrace(t->stepping ? t->resume_op : PTRACE_CONT, t->tid, 0,
 		   (void *)(long)sig);
 	/* ESRCH: killed meanwhile; its exit is on the way. */
