@@ -75,6 +75,25 @@ TEST(call_depth, returns_match_call_sites_in_stripped_code)
 	free(btr);
 }
 
+/* `btrace dump [OPT1 [OPT2]] BTR` prints @want (a format for the program's path). */
+static void expect_in_dump(const char *btr, const char *opt1, const char *opt2,
+			   const char *want, const char *prog)
+{
+	struct harness_cmd cmd;
+	char line[4200];
+
+	snprintf(line, sizeof(line), want, prog);
+	if (!opt1)
+		ASSERT_EQ(harness_btrace(&cmd, 60, "dump", btr, NULL), 0);
+	else if (!opt2)
+		ASSERT_EQ(harness_btrace(&cmd, 60, "dump", opt1, btr, NULL), 0);
+	else
+		ASSERT_EQ(harness_btrace(&cmd, 60, "dump", opt1, opt2, btr, NULL), 0);
+	if (!strstr(cmd.out, line))
+		FAIL("dump %s %s: no '%s'", opt1 ? opt1 : "", opt2 ? opt2 : "", line);
+	harness_cmd_free(&cmd);
+}
+
 /*
  * An unnamed function is named by its file, as gdb's "?? () from FILE",
  * in every view: the branches, the calls and the instructions, text and
@@ -85,31 +104,14 @@ TEST(call_depth, unnamed_code_names_its_file)
 	char *prog = PROG_PATH("strip-depth");
 	struct harness_cmd cmd;
 	char *btr = raw_record("strip-depth", NULL, 0, &cmd);
-	char want[4200];
 
 	harness_cmd_free(&cmd);
-	ASSERT_EQ(harness_btrace(&cmd, 60, "dump", btr, NULL), 0);
-	snprintf(want, sizeof(want), "<?? from %s>  ->  0x", prog);
-	EXPECT_TRUE(strstr(cmd.out, want) != NULL);
-	harness_cmd_free(&cmd);
-	ASSERT_EQ(harness_btrace(&cmd, 60, "dump", "--calls", btr, NULL), 0);
-	snprintf(want, sizeof(want), "\t?? from %s\n", prog);
-	EXPECT_TRUE(strstr(cmd.out, want) != NULL);
-	harness_cmd_free(&cmd);
-	ASSERT_EQ(harness_btrace(&cmd, 60, "dump", "--calls", "--json", btr,
-				 NULL), 0);
-	snprintf(want, sizeof(want), "\"func\":null,\"object\":\"%s\",", prog);
-	EXPECT_TRUE(strstr(cmd.out, want) != NULL);
-	harness_cmd_free(&cmd);
-	ASSERT_EQ(harness_btrace(&cmd, 60, "dump", "--json", btr, NULL), 0);
-	snprintf(want, sizeof(want), "\"from_object\":\"%s\",\"to\":", prog);
-	EXPECT_TRUE(strstr(cmd.out, want) != NULL);
-	harness_cmd_free(&cmd);
-	ASSERT_EQ(harness_btrace(&cmd, 60, "dump", "--insns", "--json", btr,
-				 NULL), 0);
-	snprintf(want, sizeof(want), "\"object\":\"%s\",\"asm\":", prog);
-	EXPECT_TRUE(strstr(cmd.out, want) != NULL);
-	harness_cmd_free(&cmd);
+	expect_in_dump(btr, NULL, NULL, "<?? from %s>  ->  0x", prog);
+	expect_in_dump(btr, "--calls", NULL, "\t?? from %s\n", prog);
+	expect_in_dump(btr, "--calls", "--json",
+		       "\"func\":null,\"object\":\"%s\",", prog);
+	expect_in_dump(btr, "--json", NULL, "\"from_object\":\"%s\",\"to\":", prog);
+	expect_in_dump(btr, "--insns", "--json", "\"object\":\"%s\",\"asm\":", prog);
 	unlink(btr);
 	free(btr);
 	free(prog);
