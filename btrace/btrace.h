@@ -3,6 +3,7 @@
 #ifndef BTRACE_H
 #define BTRACE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -19,6 +20,8 @@
 int cmd_record(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+/* btrace info FILE (info-trace.c). */
+int info_trace(const char *path, bool json);
 int cmd_stats(int argc, char **argv);
 int cmd_gdbserver(int argc, char **argv);
 int cmd_report(int argc, char **argv);

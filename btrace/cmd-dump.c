@@ -31,13 +31,15 @@ static const struct command_help dump_help = {
 	"Default output (--branches), for people:\n"
 	"  # trace: version 1, source ptrace-step, mode block, buffer 4194304 bytes\n"
 	"  # process PID (parent PPID): EXE\n"
+	"  # process PID exec'd EXE2        (each later image it ran)\n"
 	"  thread TID (process PID)\n"
 	"        12  0x000055555555513d <main+29>  ->  0x0000555555555030 <puts@plt>\n"
 	"        13  0x0000555555555180 <f+4>  ->  0x00005555555551a0 <handler>  [signal]\n"
 	"            # lost 1234 records\n"
 	"  # thread TID exited with status 0\n"
 	"Each record shows its index in the thread, FROM and TO with the function\n"
-	"they lie in (as <function+offset>) where it is known; asynchronous records\n"
+	"they lie in (as <function+offset>) where it is known, else the file they\n"
+	"lie in (as <?? from FILE>); asynchronous records\n"
 	"are marked [signal] or [sigreturn]; markers and notes are '#' lines.\n"
 	"\n"
 	"--raw output, a stable format for tools:\n"
@@ -62,7 +64,8 @@ static const struct command_help dump_help = {
 	"--indent /c: two spaces per call level):\n"
 	"  1\tmain\tinst 1,8\tat t.c:13,15\n"
 	"  2\t  inc\tinst 9,15\tat t.c:2,4\n"
-	"Unknown functions show as ??; gaps as in --insns.\n"
+	"Unknown functions show as ?? (?? from FILE where a file holds them);\n"
+	"gaps as in --insns.\n"
 	"\n"
 	"Ranges count the entries of the view: records (from 0) for --branches,\n"
 	"instructions for --insns, function segments for --calls.  --from and\n"
@@ -72,13 +75,16 @@ static const struct command_help dump_help = {
 	"  every line   tid (thread), n (the entry's number)\n"
 	"  --branches   kind (branch, signal, sigreturn, exec, lost, gap, filtered);\n"
 	"               records: from, to (hex strings), from_func, from_off,\n"
-	"               to_func, to_off (when known); markers: value\n"
+	"               to_func, to_off (when known), else from_object,\n"
+	"               to_object (the file, when known); markers: value\n"
 	"  --insns      ip (hex string), size, bytes (hex), class (other, cond,\n"
 	"               jump, call, return, far, syscall), flags (taken, signal,\n"
-	"               sigreturn, resync, tail), func, off (when known), asm,\n"
+	"               sigreturn, resync, tail), func, off (when known) or\n"
+	"               object (the file, when known), asm,\n"
 	"               file, line (with --source, when known)\n"
 	"  --calls      level, entry (start, call, return, tailcall, switch,\n"
 	"               signal, sigreturn, gap), func (null when unknown),\n"
+	"               object (the file of an unknown func, when known),\n"
 	"               first, last (instruction numbers), file, line_min,\n"
 	"               line_max (with --line-range, when known)\n"
 	"  gaps         gap (lost, marker, filtered, exec, nocode, undecodable,\n"
@@ -166,8 +172,15 @@ static void print_addr(struct bts_symbolizer *sym, uint64_t addr)
 	uint64_t off;
 
 	printf("0x%016" PRIx64, addr);
-	if (!sym || bts_symbolize(sym, addr, &name, &off) < 0)
+	if (!sym)
 		return;
+	if (bts_symbolize(sym, addr, &name, &off) < 0) {
+		/* No function: the file, as gdb's "?? () from FILE". */
+		name = bts_symbolize_object(sym, addr);
+		if (name)
+			printf(" <?? from %s>", name);
+		return;
+	}
 	if (off)
 		printf(" <%s+%" PRIu64 ">", name, off);
 	else
@@ -208,8 +221,16 @@ static void json_addr(const char *what, struct bts_symbolizer *sym,
 	uint64_t off;
 
 	printf(",\"%s\":\"0x%" PRIx64 "\"", what, addr);
-	if (!sym || bts_symbolize(sym, addr, &name, &off) < 0)
+	if (!sym)
 		return;
+	if (bts_symbolize(sym, addr, &name, &off) < 0) {
+		name = bts_symbolize_object(sym, addr);
+		if (name) {
+			printf(",\"%s_object\":", what);
+			json_str(name);
+		}
+		return;
+	}
 	printf(",\"%s_func\":", what);
 	json_str(name);
 	printf(",\"%s_off\":%" PRIu64, what, off);
@@ -263,6 +284,17 @@ static int dump_branches(struct dump_ctx *c, size_t i)
 	return 0;
 }
 
+/* The programs a process exec'd after its first. */
+static void print_images(const struct bts_trace *t, pid_t pid)
+{
+	for (size_t k = 1; k < bts_trace_nimages(t, pid); k++) {
+		const struct bts_image_info *im = bts_trace_image(t, pid, k);
+
+		printf("# process %d exec'd %s\n", (int)pid,
+		       im->exe && *im->exe ? im->exe : "?");
+	}
+}
+
 static void print_header(const struct bts_trace *t)
 {
 	const struct bts_trace_info *info = bts_trace_info(t);
@@ -278,6 +310,7 @@ static void print_header(const struct bts_trace *t)
 
 		printf("# process %d (parent %d): %s\n", (int)pr->pid,
 		       (int)pr->ppid, pr->exe ? pr->exe : "?");
+		print_images(t, pr->pid);
 		snprintf(what, sizeof(what), "process %d", (int)pr->pid);
 		if (pr->exited)
 			print_status(what, pr->status);

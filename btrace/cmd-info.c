@@ -13,9 +13,11 @@
 
 static const struct command_help info_help = {
 	.name = "info",
-	.usage = { "[--json]" },
+	.usage = { "[--json]", "[--json] FILE" },
 	.summary = "Says which branch sources work on this machine, and for each one\n"
-		   "that does not, why; then what can refuse tracing here.",
+		   "that does not, why; then what can refuse tracing here.  With a\n"
+		   "trace FILE: its processes, the programs each ran (its images, one\n"
+		   "per exec), their maps and threads.",
 	.details = "Output: one line per source, fastest first,\n"
 		   "  NAME  available\n"
 		   "  NAME  unavailable: WHY\n"
@@ -36,8 +38,18 @@ static const struct command_help info_help = {
 		   "\"why\"}, \"checks\": [{\"name\", \"ok\",\n"
 		   "\"refuses\": [SOURCE...], \"attach_only\", \"line\"}...]}.\n"
 		   "\n"
-		   "Exit status: 0, 1 when the sources could not be probed, 2 for a\n"
-		   "bad command line.\n",
+		   "With FILE, one block per process:\n"
+		   "  process PID (parent PPID): exited with status N\n"
+		   "    image 0: EXE\n"
+		   "      0xSTART-0xEND r-x OFFSET PATH build-id HEX\n"
+		   "    image 1: EXE2 (exec by thread TID, entry 0xENTRY)\n"
+		   "    threads: TID...\n"
+		   "(--json: {\"processes\": [{\"pid\", \"ppid\", \"exited\", \"status\",\n"
+		   "\"images\": [{\"exe\", \"tid\", \"entry\", \"maps\": [{\"start\", \"end\",\n"
+		   "\"prot\", \"offset\", \"path\", \"build_id\"}]}], \"threads\"}]}).\n"
+		   "\n"
+		   "Exit status: 0, 1 when the sources could not be probed or FILE\n"
+		   "cannot be read, 2 for a bad command line.\n",
 };
 
 #define MAX_SOURCES 16
@@ -180,8 +192,10 @@ int cmd_info(int argc, char **argv)
 		return 0;
 	if (first < 0)
 		return EXIT_USAGE;
+	if (first == argc - 1)
+		return info_trace(argv[first], json);
 	if (first < argc) {
-		error("info: unexpected argument '%s'", argv[first]);
+		error("info: unexpected argument '%s'", argv[first + 1]);
 		return EXIT_USAGE;
 	}
 	if (gather(&in))

@@ -30,6 +30,8 @@ void dump_call_text(const struct dump_opts *o, const struct bts_segment *s)
 	if (o->indent)
 		printf("%*s", 2 * s->level, "");
 	fputs(s->function ? s->function : "??", stdout);
+	if (!s->function && s->object)
+		printf(" from %s", s->object);
 	if (o->insn_range)
 		printf("\tinst %" PRIu64 ",%" PRIu64, s->first, s->last);
 	if (o->line_range && s->file) {
@@ -56,6 +58,10 @@ void dump_call_json(pid_t tid, const struct bts_segment *s)
 	}
 	fputs(",\"func\":", stdout);
 	json_str(s->function);
+	if (!s->function && s->object) {
+		fputs(",\"object\":", stdout);
+		json_str(s->object);
+	}
 	printf(",\"first\":%" PRIu64 ",\"last\":%" PRIu64, s->first, s->last);
 	if (s->file) {
 		fputs(",\"file\":", stdout);

@@ -103,6 +103,8 @@ static void print_text(struct insn_view *v, const struct bts_insn_entry *e)
 	       e->ip);
 	if (v->sym && bts_symbolize(v->sym, e->ip, &name, &off) == 0)
 		printf(" <%s+%" PRIu64 ">", name, off);
+	else if ((name = bts_symbolize_object(v->sym, e->ip)))
+		printf(" <?? from %s>", name);
 	if (v->c->o->raw_bytes) {
 		raw_bytes(e, raw, sizeof(raw));
 		printf(":\t%s\t%s\n", raw, dis);
@@ -160,6 +162,9 @@ static void print_json(struct insn_view *v, const struct bts_insn_entry *e)
 		fputs(",\"func\":", stdout);
 		json_str(name);
 		printf(",\"off\":%" PRIu64, off);
+	} else if ((name = bts_symbolize_object(v->sym, e->ip))) {
+		fputs(",\"object\":", stdout);
+		json_str(name);
 	}
 	if (v->c->o->source && v->sym &&
 	    bts_symbolize_line(v->sym, e->ip, &file, &line) == 0) {

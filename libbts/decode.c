@@ -85,6 +85,7 @@ int bts_insn_decoder_alloc(const struct bts_trace *t, size_t thread,
 		bts_dblock_cache_set_32bit(d->cache);
 	bts_trace_records(t, thread, &d->it);
 	d->next_flags = BTS_IF_RESYNC;
+	d->prev_to = th->start;	/* straight on from there to the first branch */
 	*out = d;
 	return 0;
 }

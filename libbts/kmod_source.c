@@ -208,6 +208,7 @@ static void check_maps(struct bts_session *s, const struct ptbts_record *r,
 static void write_recs(struct bts_session *s, struct bts_thread *t,
 		       const struct ptbts_record *r, size_t n)
 {
+	n = bts_limits_take(s, n);	/* --max-size: the ones that fit */
 	if (!n)
 		return;
 	check_maps(s, r, n);

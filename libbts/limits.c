@@ -5,11 +5,19 @@
  * bts_session_stop() ends it, so the file is completed as usual, and the
  * reason is kept for bts_session_stats().
  *
- * The size bound is counted where records are made, so that the trace
+ * The size bound is counted where records are made (or, for the module's,
+ * where they are taken from its buffer), so that the trace
  * holds exactly max_size / 24 of them whatever the ring mode and buffer
  * size; the time is looked at whenever the program stops (a traced
  * program stops constantly; btrace's own timer wakes an idle one).
+ *
+ * A spawned program dies at the cut: SIGKILL goes out the moment the bound
+ * is seen, while the thread that made the last record is still in its
+ * ptrace stop (SIGKILL ends a stopped tracee without its running again),
+ * and bts_resume() lets nothing run on once the session is stopping.  Not
+ * one instruction of it runs unrecorded.
  */
+#include <signal.h>
 #include <time.h>
 
 #include "session.h"
@@ -41,18 +49,31 @@ static void cut(struct bts_session *s, int why)
 	if (!s->cut)
 		s->cut = why;
 	s->stop = 1;
+	if (s->spawned) {
+		kill(s->pid, SIGKILL);
+		bts_procs_kill(s);
+		bts_fork_kill_shadows(s);
+	}
+}
+
+size_t bts_limits_take(struct bts_session *s, size_t n)
+{
+	size_t left;
+
+	if (!s->max_records)
+		return n;
+	left = s->emitted < s->max_records ? s->max_records - s->emitted : 0;
+	if (n > left) {
+		cut(s, BTS_CUT_MAX_SIZE);
+		n = left;
+	}
+	s->emitted += n;
+	return n;
 }
 
 bool bts_limits_record(struct bts_session *s)
 {
-	if (!s->max_records)
-		return true;
-	if (s->emitted >= s->max_records) {
-		cut(s, BTS_CUT_MAX_SIZE);
-		return false;
-	}
-	s->emitted++;
-	return true;
+	return bts_limits_take(s, 1) == 1;
 }
 
 void bts_limits_check(struct bts_session *s)

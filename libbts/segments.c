@@ -3,7 +3,9 @@
  * Function segments, in the model of gdb's record function-call-history
  * (gdb/btrace.c): a segment is one visit of a function; a call opens one a
  * level deeper, a return goes on in a new segment at the level of the
- * caller it finds by name up the call chain, a jump to the start of a
+ * caller whose call it returns to (the call's return address, found up
+ * the call chain; by name only when no call there matches, and never by
+ * the lack of one: unnamed functions are not all one), a jump to the start of a
  * function is a tail call (one level deeper, and a later return skips it),
  * and any other change of function is a switch at the same level.
  * Signals, which hardware traces cannot show but software sources record,
@@ -20,6 +22,7 @@
 struct seg {
 	struct bts_segment pub;
 	size_t up;		/* the caller's index + 1; 0: none known */
+	uint64_t up_ret;	/* where a return into @up lands; 0: unknown */
 	bool up_tail;		/* @up is a tail caller: returns skip it */
 	bool up_signal;		/* @up was interrupted by a signal */
 };
@@ -80,12 +83,24 @@ static bool switched(const struct seg *s, const char *fn)
 	return cur != fn && strcmp(cur, fn);
 }
 
-/* Index + 1 of the innermost segment up @s's chain that is in @fn. */
+/*
+ * Index + 1 of the segment up @s's chain that a return to @ip goes back
+ * to: the innermost whose call returns to @ip (tail calls, which set no
+ * return address, are passed over), else the innermost in @fn when @fn
+ * is known.
+ */
 static size_t find_caller(struct bts_call_history *h, const struct seg *s,
-			  const char *fn)
+			  const char *fn, uint64_t ip)
 {
-	size_t up = s->up;
+	const struct seg *u = s;
+	size_t up;
 
+	for (; u->up; u = seg_at(h, u->up))
+		if (u->up_ret == ip)
+			return u->up;
+	if (!fn)
+		return 0;
+	up = s->up;
 	while (up && switched(seg_at(h, up), fn))
 		up = seg_at(h, up)->up;
 	return up;
@@ -107,6 +122,17 @@ static struct seg *callee(struct bts_call_history *h, int entry,
 	return s;
 }
 
+/* A call: its callee returns to @ret. */
+static struct seg *call_to(struct bts_call_history *h, const char *fn,
+			   uint64_t ret, uint64_t first)
+{
+	struct seg *s = callee(h, BTS_SEG_CALL, fn, first);
+
+	if (s)
+		s->up_ret = ret;
+	return s;
+}
+
 /* No caller of that name: a frame outside the history, one level out. */
 static struct seg *unknown_caller(struct bts_call_history *h, int entry,
 				  const char *fn, uint64_t first)
@@ -121,16 +147,17 @@ static struct seg *unknown_caller(struct bts_call_history *h, int entry,
 		return NULL;
 	s->pub.level = h->segs[top - 1].pub.level - 1;
 	h->segs[top - 1].up = h->n;
+	h->segs[top - 1].up_ret = 0;
 	h->segs[top - 1].up_tail = false;
 	h->segs[top - 1].up_signal = false;
 	return s;
 }
 
 static struct seg *returned(struct bts_call_history *h, int entry,
-			    const char *fn, uint64_t first)
+			    const char *fn, uint64_t ip, uint64_t first)
 {
 	struct seg cur = h->segs[h->n - 1];
-	size_t caller = find_caller(h, &cur, fn);
+	size_t caller = find_caller(h, &cur, fn, ip);
 	struct seg *s;
 
 	if (!caller && cur.up_signal && entry == BTS_SEG_RETURN) {
@@ -139,6 +166,7 @@ static struct seg *returned(struct bts_call_history *h, int entry,
 		if (s) {
 			s->pub.level = cur.pub.level;
 			s->up = cur.up;
+			s->up_ret = cur.up_ret;
 			s->up_signal = true;
 		}
 		return s;
@@ -151,6 +179,7 @@ static struct seg *returned(struct bts_call_history *h, int entry,
 
 		s->pub.level = c->pub.level;
 		s->up = c->up;
+		s->up_ret = c->up_ret;
 		s->up_tail = c->up_tail;
 		s->up_signal = c->up_signal;
 	}
@@ -166,6 +195,7 @@ static struct seg *switch_to(struct bts_call_history *h, const char *fn,
 	if (s) {
 		s->pub.level = prev.pub.level;
 		s->up = prev.up;
+		s->up_ret = prev.up_ret;
 		s->up_tail = prev.up_tail;
 		s->up_signal = prev.up_signal;
 	}
@@ -200,11 +230,11 @@ static struct seg *segment_for(struct builder *bd, const struct bts_run *run,
 	if (run->first_flags & BTS_IF_SIGNAL)
 		return callee(h, BTS_SEG_SIGNAL, fn, first);
 	if (l->flags & BTS_IF_SIGRETURN)
-		return returned(h, BTS_SEG_SIGRETURN, fn, first);
+		return returned(h, BTS_SEG_SIGRETURN, fn, ip, first);
 	if (taken && l->iclass == BTS_ICLASS_CALL && ip != l->ip + l->size)
-		return callee(h, BTS_SEG_CALL, fn, first);
+		return call_to(h, fn, l->ip + l->size, first);
 	if (taken && l->iclass == BTS_ICLASS_RETURN)
-		return returned(h, BTS_SEG_RETURN, fn, first);
+		return returned(h, BTS_SEG_RETURN, fn, ip, first);
 	if (taken && (l->iclass == BTS_ICLASS_JUMP || l->iclass == BTS_ICLASS_COND) &&
 	    (off == 0 || (!fn && switched(cur, fn))))
 		return callee(h, BTS_SEG_TAILCALL, fn, first);
@@ -264,6 +294,9 @@ static int add_run(struct builder *bd, const struct bts_run *run)
 	if (!s)
 		return -BTS_E_NOMEM;
 	s->pub.last = run->index + run->count - 1;
+	if (!s->pub.function && !s->pub.object)
+		s->pub.object = bts_symbolize_object(bd->sym,
+						     b->start + b->off[run->first]);
 	if (bd->lines && bd->sym)
 		add_lines(bd, s, run);
 	h->insns += run->count;

@@ -229,6 +229,9 @@ int bts_resume(struct bts_session *s, struct bts_thread *t, int sig)
 
 	if (s->ctl && bts_control_hold(s, t, sig))
 		return 0;	/* a debugger keeps it stopped */
+	/* Killed where it stands (stop_session); one that exits goes on dying. */
+	if (s->stop && s->spawned && !t->exiting)
+		return 0;
 	r = ptrace(t->stepping ? t->resume_op : PTRACE_CONT, t->tid, 0,
 		   (void *)(long)sig);
 	/* ESRCH: killed meanwhile; its exit is on the way. */
@@ -495,6 +498,8 @@ static void kill_all(struct bts_session *s)
 static void stop_session(struct bts_session *s)
 {
 	if (s->spawned) {
+		/* Dead before its int3s come out: nothing runs untraced. */
+		kill(s->pid, SIGKILL);
 		bts_step_restore(s);
 		kill_all(s);
 	} else {

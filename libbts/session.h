@@ -219,6 +219,11 @@ int bts_limits_init(struct bts_session *s, uint64_t max_size,
 bool bts_limits_record(struct bts_session *s);
 /* At each report: cuts the recording once its time is up. */
 void bts_limits_check(struct bts_session *s);
+/*
+ * How many of @n records made elsewhere (the module's) may be written; past
+ * the bound, the recording is cut.
+ */
+size_t bts_limits_take(struct bts_session *s, size_t n);
 
 /* session_threads.c */
 struct bts_thread *bts_thread_find(struct bts_session *s, pid_t tid);

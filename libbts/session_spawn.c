@@ -14,11 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "abi32.h"
+#include "trace_start.h"
 #include "session.h"
 
 #define SPAWN_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | \
@@ -201,6 +203,18 @@ close_sync:
 	return err;
 }
 
+/* The program's history starts at its entry point, where it stands. */
+static int write_entry(struct bts_session *s, pid_t pid)
+{
+	struct user_regs_struct regs;
+
+	if (!s->w)
+		return 0;
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs))
+		return bts_fail_errno(BTS_E_INTERNAL, "registers of %d", (int)pid);
+	return bts_writer_start(s->w, pid, pid, regs.rip);
+}
+
 static int kill_and_fail(pid_t pid, int err)
 {
 	kill(pid, SIGKILL);
@@ -242,6 +256,8 @@ int bts_session_spawn(char *const argv[], const struct bts_session_opts *opts,
 	err = bts_session_write_start(s);
 	if (!err)
 		err = bts_thread_add(s, pid, &t);
+	if (!err)
+		err = write_entry(s, pid);
 	if (err)
 		goto kill_child;
 	if (s->kmod)

@@ -11,6 +11,7 @@
  */
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,8 +80,15 @@ void bts_sym_warn(struct bts_symbolizer *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
-	if (n >= 0)
-		s->warnings[s->nwarnings++] = msg;
+	if (n < 0)
+		return;
+	/* A file mapped by several images is one warning. */
+	for (size_t i = 0; i < s->nwarnings; i++)
+		if (!strcmp(s->warnings[i], msg)) {
+			free(msg);
+			return;
+		}
+	s->warnings[s->nwarnings++] = msg;
 }
 
 /* -------------------------------------------------------- reporting */
@@ -309,13 +317,64 @@ static void report_vdso(struct bts_symbolizer *s, const struct bts_trace *t,
 	report_fd(s, fd, m);
 }
 
-/* One report (and one warning) per file, however many maps it has. */
-static bool seen_path(const struct bts_map *maps, size_t i)
+/*
+ * The image (exec) a map of the process belongs to: the last one that
+ * mapped this file over these addresses.  A file is reported once per
+ * image: a library the process mapped again after an exec is another copy
+ * at another address, with its own names.
+ */
+static size_t image_of(const struct bts_trace *t, pid_t pid,
+		       const struct bts_map *m)
 {
-	for (size_t j = 0; j < i; j++)
-		if (!strcmp(maps[j].path, maps[i].path))
+	size_t n = bts_trace_nimages(t, pid), k = n;
+
+	while (k-- > 0) {
+		const struct bts_image_info *im = bts_trace_image(t, pid, k);
+
+		for (size_t j = 0; j < im->nmaps; j++)
+			if (im->maps[j].start < m->end && m->start < im->maps[j].end &&
+			    !strcmp(im->maps[j].path, m->path))
+				return k;
+	}
+	return 0;
+}
+
+/* One report (and one warning) per file and image, however many maps. */
+static bool seen_file(const struct bts_trace *t, pid_t pid,
+		      const struct bts_map *maps, size_t i)
+{
+	size_t img = SIZE_MAX;
+
+	for (size_t j = 0; j < i; j++) {
+		if (strcmp(maps[j].path, maps[i].path))
+			continue;
+		if (img == SIZE_MAX)
+			img = image_of(t, pid, &maps[i]);
+		if (image_of(t, pid, &maps[j]) == img)
 			return true;
+	}
 	return false;
+}
+
+/* The files of the maps, named even where no symbol is: "?? from FILE". */
+static int keep_objects(struct bts_symbolizer *s, const struct bts_map *maps,
+			size_t n)
+{
+	s->objs = calloc(n ? n : 1, sizeof(*s->objs));
+	if (!s->objs)
+		return bts_fail(BTS_E_NOMEM, "symbolizer");
+	for (size_t i = 0; i < n; i++) {
+		const struct bts_map *m = &maps[i];
+		const char *path;
+
+		if (m->path[0] != '/' && strcmp(m->path, "[vdso]"))
+			continue;
+		path = bts_sym_keep(s, m->path, strlen(m->path), NULL);
+		if (!path)
+			return bts_fail(BTS_E_NOMEM, "symbolizer");
+		s->objs[s->nobjs++] = (struct sym_obj){ m->start, m->end, path };
+	}
+	return 0;
 }
 
 static int report_maps(struct bts_symbolizer *s, const struct bts_trace *t,
@@ -324,11 +383,13 @@ static int report_maps(struct bts_symbolizer *s, const struct bts_trace *t,
 	const struct bts_map *maps;
 	size_t n = bts_trace_maps(t, pid, &maps);
 
+	if (keep_objects(s, maps, n))
+		return -BTS_E_NOMEM;
 	dwfl_report_begin(s->dwfl);
 	for (size_t i = 0; i < n; i++) {
 		const struct bts_map *m = &maps[i];
 
-		if (seen_path(maps, i))
+		if (seen_file(t, pid, maps, i))
 			continue;
 		if (m->path[0] == '/')
 			report_file(s, m);
@@ -380,6 +441,7 @@ void bts_symbolizer_free(struct bts_symbolizer *s)
 	for (size_t i = 0; i < s->strs_cap; i++)
 		free(s->strs[i]);
 	free(s->strs);
+	free(s->objs);
 	free(s->cache);
 	free(s);
 }

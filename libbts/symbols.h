@@ -33,8 +33,16 @@ struct sym_slot {
 	bool have_line;		/* file and line are looked up */
 };
 
+/* A mapped file's address range, for bts_symbolize_object(). */
+struct sym_obj {
+	uint64_t start, end;
+	const char *path;	/* bts_sym_keep()'s */
+};
+
 struct bts_symbolizer {
 	Dwfl *dwfl;
+	struct sym_obj *objs;	/* sorted by start, none overlapping */
+	size_t nobjs;
 	char **warnings;
 	size_t nwarnings;
 	struct sym_slot *cache;	/* 1 << SYM_CACHE_BITS slots, or NULL */

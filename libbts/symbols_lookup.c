@@ -140,3 +140,20 @@ int bts_symbolize_line(struct bts_symbolizer *s, uint64_t addr,
 	*line = slot->line;
 	return 0;
 }
+
+const char *bts_symbolize_object(const struct bts_symbolizer *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s ? s->nobjs : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < s->objs[mid].start)
+			hi = mid;
+		else if (addr >= s->objs[mid].end)
+			lo = mid + 1;
+		else
+			return s->objs[mid].path;
+	}
+	return NULL;
+}

@@ -5,8 +5,11 @@
  * .plt.got, with or without endbr64 and bnd) jumps through a GOT slot with
  * `jmp *disp32(%rip)`; the dynamic relocation of that slot names FUNC.
  * Relocations and dynamic symbols survive strip, so stripped files get
- * these names too.
+ * these names too.  A slot filled by an IFUNC resolver (R_X86_64_IRELATIVE,
+ * libc's own calls to its string functions) has no symbol, only the
+ * resolver's address: "*ABS*+0xADDR@plt", as objdump and gdb say.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include <gelf.h>
@@ -26,31 +29,43 @@ static uint64_t stub_got_slot(const uint8_t *code, size_t len, uint64_t vaddr)
 	return 0;
 }
 
-static const char *reloc_symbol(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
-				uint64_t slot)
+/* "FUNC@plt" for the relocation of @slot in @scn, or NULL. */
+static const char *reloc_name(struct bts_symbolizer *s, Elf *elf, Elf_Scn *scn,
+			      const GElf_Shdr *sh, uint64_t slot)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
 	Elf_Data *syms = symscn ? elf_getdata(symscn, NULL) : NULL;
 	GElf_Shdr symsh;
 
-	if (!data || !syms || !sh->sh_entsize || !gelf_getshdr(symscn, &symsh))
+	if (!data || !sh->sh_entsize)
 		return NULL;
 	for (size_t i = 0; i < sh->sh_size / sh->sh_entsize; i++) {
+		const char *func;
+		char abs[32];
 		GElf_Rela r;
 		GElf_Sym sym;
 
 		if (!gelf_getrela(data, i, &r) || r.r_offset != slot)
 			continue;
-		if (!GELF_R_SYM(r.r_info) ||
+		if (!GELF_R_SYM(r.r_info)) {
+			if (GELF_R_TYPE(r.r_info) != R_X86_64_IRELATIVE)
+				return NULL;
+			snprintf(abs, sizeof(abs), "*ABS*+0x%llx",
+				 (unsigned long long)r.r_addend);
+			return bts_sym_keep(s, abs, strlen(abs), "@plt");
+		}
+		if (!syms || !gelf_getshdr(symscn, &symsh) ||
 		    !gelf_getsym(syms, GELF_R_SYM(r.r_info), &sym))
 			return NULL;
-		return elf_strptr(elf, symsh.sh_link, sym.st_name);
+		func = elf_strptr(elf, symsh.sh_link, sym.st_name);
+		return func ? bts_sym_keep(s, func, strlen(func), "@plt") : NULL;
 	}
 	return NULL;
 }
 
-static const char *got_slot_name(Elf *elf, uint64_t slot)
+static const char *got_slot_name(struct bts_symbolizer *s, Elf *elf,
+				 uint64_t slot)
 {
 	Elf_Scn *scn = NULL;
 
@@ -60,7 +75,7 @@ static const char *got_slot_name(Elf *elf, uint64_t slot)
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
 			continue;
-		name = reloc_symbol(elf, scn, &sh, slot);
+		name = reloc_name(s, elf, scn, &sh, slot);
 		if (name)
 			return name;
 	}
@@ -77,7 +92,7 @@ const char *bts_plt_name(struct bts_symbolizer *s, Elf *elf, uint64_t addr,
 		return NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		const char *secname, *func, *name;
+		const char *secname, *name;
 		Elf_Data *data;
 		uint64_t entsize, entry, got;
 
@@ -95,8 +110,7 @@ const char *bts_plt_name(struct bts_symbolizer *s, Elf *elf, uint64_t addr,
 			return NULL;
 		got = stub_got_slot((const uint8_t *)data->d_buf + entry, entsize,
 				    sh.sh_addr + entry);
-		func = got ? got_slot_name(elf, got) : NULL;
-		name = func ? bts_sym_keep(s, func, strlen(func), "@plt") : NULL;
+		name = got ? got_slot_name(s, elf, got) : NULL;
 		if (name)
 			*offset = addr - (sh.sh_addr + entry);
 		return name;

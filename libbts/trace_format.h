@@ -71,6 +71,8 @@ enum bts_chunk_type {
 	BTS_CHUNK_RECORDS_COMPACT = 16,
 	/* Issue 9, written optional: the bitness of a process's image. */
 	BTS_CHUNK_ABI		= 17,
+	/* Written optional: where a thread's history starts (trace_start.c). */
+	BTS_CHUNK_START		= 18,
 };
 
 struct bts_chunk_session {
@@ -90,6 +92,13 @@ struct bts_chunk_process {
 struct bts_chunk_thread {
 	int32_t pid;
 	int32_t tid;
+};
+
+/* After the thread's THREAD chunk, before its records. */
+struct bts_chunk_start {
+	int32_t pid;
+	int32_t tid;
+	uint64_t pc;		/* != 0 */
 };
 
 /* Followed by build_id_len bytes of build-id, path_len bytes of path, NUL. */

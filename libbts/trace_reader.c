@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "abi32.h"
+#include "trace_start.h"
 #include "trace_index.h"
 #include "trace_procs.h"
 
@@ -263,6 +264,7 @@ static const rd_fn readers[] = {
 	[BTS_CHUNK_EXEC]	= bts_rd_exec,
 	[BTS_CHUNK_CRASH]	= bts_rd_crash,
 	[BTS_CHUNK_ABI]		= bts_rd_abi,		/* issue 9 */
+	[BTS_CHUNK_START]	= bts_rd_start,
 };
 
 static int rd_chunk(struct bts_trace *t, uint32_t type, size_t off,

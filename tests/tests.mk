@@ -50,6 +50,13 @@ $(O)/progs/%: tests/progs/%.c $$(wildcard tests/progs/%-asm.S) \
 	$(if $(Q),@echo "  PROG    $@")
 	$(Q)$(CC) $(PROG_CFLAGS) -o $@ $(filter %.c %.S,$^)
 
+# tests/progs/strip-NAME.c: stripped programs; only what they export
+# (-rdynamic) keeps a name, from .dynsym.
+$(O)/progs/strip-%: tests/progs/strip-%.c $$(wildcard tests/progs/strip-%-asm.S)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  PROG    $@")
+	$(Q)$(CC) $(PROG_CFLAGS) -rdynamic -s -o $@ $(filter %.c %.S,$^)
+
 # tests/progs/libNAME.c: shared libraries; sym-NAME programs link
 # libsymlib.so and find it beside them.
 $(O)/progs/lib%.so: tests/progs/lib%.c

@@ -110,6 +110,8 @@ static void print_text(struct bts_symbolizer *sym, size_t i,
 	if (sym && bts_symbolize_line(sym, at, &file, &line) < 0)
 		file = NULL;
 	printf("0x%016" PRIx64 " in %s ()", fr->pc, name ? name : "??");
+	if (!name && bts_symbolize_object(sym, at))
+		printf(" from %s", bts_symbolize_object(sym, at));
 	if (file)
 		printf(" at %s:%d", file, line);
 	putchar('\n');
@@ -133,6 +135,9 @@ static void print_json(struct bts_symbolizer *sym, size_t i,
 			fputs(",\"func\":", stdout);
 			json_str(name);
 			printf(",\"off\":%" PRIu64, fr->pc - at + off);
+		} else if ((name = bts_symbolize_object(sym, at))) {
+			fputs(",\"object\":", stdout);
+			json_str(name);
 		}
 		if (sym && bts_symbolize_line(sym, at, &file, &line) == 0) {
 			fputs(",\"file\":", stdout);

@@ -267,6 +267,11 @@ struct bts_thread_info {
 	uint64_t nrecords;	/* records in the file, markers included */
 	bool exited;		/* an exit chunk was seen */
 	int status;		/* waitpid() status, when @exited */
+	/*
+	 * The pc the thread's history starts at (a spawned program's entry
+	 * point), or 0: unknown, it starts at the first record.
+	 */
+	uint64_t start;
 };
 
 struct bts_process_info {
@@ -344,6 +349,13 @@ BTS_API void bts_symbolizer_free(struct bts_symbolizer *s);
  */
 BTS_API int bts_symbolize(struct bts_symbolizer *s, uint64_t addr,
 			  const char **name, uint64_t *offset);
+/*
+ * The file (or "[vdso]") whose mapping holds @addr, named whether or not a
+ * symbol does (gdb's "?? () from FILE"); valid until the symbolizer is
+ * freed.  NULL for anonymous memory and unmapped addresses.
+ */
+BTS_API const char *bts_symbolize_object(const struct bts_symbolizer *s,
+					 uint64_t addr);
 /*
  * The @i-th warning bts_symbolizer_new() met (a file that is missing or
  * differs from the one traced: no names come from it; a stripped file with
@@ -478,6 +490,8 @@ struct bts_segment {
 	int line_min, line_max;
 	uint32_t gap;		/* &enum bts_gap_reason for BTS_SEG_GAP */
 	uint64_t gap_arg;
+	/* For an unknown @function: the file its code is in, or NULL. */
+	const char *object;
 };
 
 struct bts_calls_opts {

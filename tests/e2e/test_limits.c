@@ -89,6 +89,48 @@ TEST(limits, a_program_that_ends_first_is_not_cut)
 	free(btr);
 }
 
+/*
+ * Thirty recordings of limits-write cut by OPT VAL: each one kills the
+ * program at the cut (137), and none lets it run on to create its file.
+ */
+static void expect_killed_at_cut(const char *opt, const char *val,
+				 const char *loops)
+{
+	char *file = harness_path(harness_tmpdir(), "limits-write.out");
+	const char *opts[] = { opt, val, NULL };
+	int survived = 0;
+
+	ASSERT_EQ(setenv("LIMITS_FILE", file, 1), 0);
+	ASSERT_EQ(setenv("LIMITS_LOOPS", loops, 1), 0);
+	for (int i = 0; i < 30; i++) {
+		struct harness_cmd cmd;
+		char *btr;
+
+		unlink(file);
+		btr = raw_record("limits-write", opts, 137, &cmd);
+		if (access(file, F_OK) == 0)
+			survived++;
+		harness_cmd_free(&cmd);
+		unlink(btr);
+		free(btr);
+	}
+	unsetenv("LIMITS_FILE");
+	unsetenv("LIMITS_LOOPS");
+	EXPECT_EQ(survived, 0);
+	unlink(file);
+	free(file);
+}
+
+TEST(limits, max_size_kills_the_program_at_the_cut)
+{
+	expect_killed_at_cut("--max-size", "1K", "0");
+}
+
+TEST(limits, duration_kills_the_program_at_the_cut)
+{
+	expect_killed_at_cut("--duration", "0.05", "20000");
+}
+
 /* btrace record OPT VAL -- speed-spin: exit 125, one error line, no file. */
 static void expect_refused(const char *opt, const char *val, const char *msg)
 {

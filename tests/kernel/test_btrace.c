@@ -541,3 +541,33 @@ TEST(btrace, m32_tracer_records_a_64bit_program)
 	harness_cmd_free(&t);
 	free(p);
 }
+
+/*
+ * --max-size under kmod-step: the module's records are taken up to the
+ * bound, exactly SIZE/24 of them, and the program is killed (137) before
+ * it can finish (a one-page BLOCK buffer holds it until they are taken).
+ */
+TEST(btrace, max_size_cuts_kmod_step_exactly)
+{
+	char *bt = BTRACE_PATH(), *p = PROG_PATH("static-oracle");
+	char *file = tmp("cut.btr"), *raw;
+	char *argv[] = { bt, "record", "--no-follow", "--source", "kmod-step",
+			 "--mode", "block", "--buffer", "4K", "--max-size", "1K",
+			 "-o", file, "--", p, NULL };
+	struct harness_cmd c;
+
+	ASSERT_EQ(harness_run(argv, RUN_TIMEOUT, &c), 0);
+	EXPECT_EQ(harness_exit_code(&c), 137);
+	if (!strstr(c.err, "; cut at --max-size"))
+		FAIL("not cut at --max-size: %s", c.err);
+	EXPECT_STREQ(c.out, "");
+	raw = dump_raw(file);
+	EXPECT_EQ(count_lines(raw, "0x"), (size_t)(1024 / 24));
+	EXPECT_EQ(kt_pinned(), 0);
+	free(raw);
+	unlink(file);
+	harness_cmd_free(&c);
+	free(bt);
+	free(p);
+	free(file);
+}

@@ -592,3 +592,42 @@ TEST(trace_bad, every_bit_flip)
 	/* Flips in addresses, statuses and the hardware flag bits are benign. */
 	EXPECT_GT(ok, 100);
 }
+
+/* The START chunk names a thread that appeared, once, before its records. */
+TEST(trace_bad, start_chunk_is_checked)
+{
+	struct bts_chunk_start st = { 100, 100, 0x401000 };
+	uint32_t opt = BTS_CHUNK_START | BTS_CHUNK_OPTIONAL;
+	struct bts_trace *t;
+	struct img m;
+
+	start(&m);
+	chunk(&m, opt, &st, sizeof(st), NULL, 0);
+	records(&m, 100, 100, two, 2);
+	end(&m);
+	ASSERT_EQ(bts_trace_open_mem(m.b, m.n, &t), 0);
+	EXPECT_EQ(bts_trace_thread(t, 0)->start, (uint64_t)0x401000);
+	bts_trace_close(t);
+	start(&m);
+	chunk(&m, opt, &st, sizeof(st) - 8, NULL, 0);
+	end(&m);
+	EXPECT_EQ(check_img(&m), -BTS_E_FORMAT);
+	EXPECT_STREQ(bts_errdetail(), "offset 88: start chunk has the wrong size");
+	st.tid = 101;
+	start(&m);
+	chunk(&m, opt, &st, sizeof(st), NULL, 0);
+	end(&m);
+	EXPECT_EQ(check_img(&m), -BTS_E_FORMAT);
+	EXPECT_STREQ(bts_errdetail(), "offset 88: start of a thread that has not appeared");
+	st.tid = 100;
+	start(&m);
+	records(&m, 100, 100, two, 2);
+	chunk(&m, opt, &st, sizeof(st), NULL, 0);
+	end(&m);
+	EXPECT_EQ(check_img(&m), -BTS_E_FORMAT);
+	st.pc = 0;
+	start(&m);
+	chunk(&m, opt, &st, sizeof(st), NULL, 0);
+	end(&m);
+	EXPECT_EQ(check_img(&m), -BTS_E_FORMAT);
+}
