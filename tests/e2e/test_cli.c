@@ -5,7 +5,6 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -94,18 +93,6 @@ static char *record(const char *prog, const char *arg, const char *name,
 	return btr;
 }
 
-static bool matches(const char *re, const char *s)
-{
-	regex_t r;
-	bool ok;
-
-	if (regcomp(&r, re, REG_EXTENDED | REG_NOSUB))
-		abort();
-	ok = !regexec(&r, s, 0, NULL, 0);
-	regfree(&r);
-	return ok;
-}
-
 /* ------------------------------------------------------------------ help */
 
 static void expect_help(const char *const *words, const char *cmdname,
@@ -163,7 +150,7 @@ TEST(cli, top_level_help_and_version)
 	EXPECT_TRUE(strstr(c.out, "usage: btrace"));
 	harness_cmd_free(&c);
 	EXPECT_EQ(btrace(&c, "--version", NULL), 0);
-	EXPECT_TRUE(matches("^btrace \\(ptrace-bts\\) [0-9]+\\.[0-9]+\\.[0-9]+\n$", c.out));
+	EXPECT_TRUE(harness_matches("^btrace \\(ptrace-bts\\) [0-9]+\\.[0-9]+\\.[0-9]+\n$", c.out));
 	harness_cmd_free(&c);
 }
 
@@ -314,7 +301,7 @@ TEST(cli, record_passes_the_exit_code_through)
 	/* Exactly the summary line. */
 	snprintf(want, sizeof(want), "^btrace: recorded 1 thread, [0-9]+ records, "
 		 "0 lost \\(ptrace-step\\) to %s\n$", btr);
-	if (!matches(want, c.err))
+	if (!harness_matches(want, c.err))
 		FAIL("summary: %s", c.err);
 	EXPECT_EQ(btrace(&d, "dump", "--raw", btr, NULL), 0);
 	EXPECT_EQ(d.err_len, 0u);
@@ -328,12 +315,12 @@ TEST(cli, record_of_a_killed_program_exits_128_plus_signal)
 	struct harness_cmd c, d;
 	char *btr = record("cli-exit", "segv", "segv.btr", 139, &c);
 
-	EXPECT_TRUE(matches("^btrace: recorded 1 thread, [0-9]+ records, 0 lost", c.err));
+	EXPECT_TRUE(harness_matches("^btrace: recorded 1 thread, [0-9]+ records, 0 lost", c.err));
 	EXPECT_EQ(btrace(&d, "dump", "--raw", btr, NULL), 0);
-	EXPECT_TRUE(matches("^# thread [0-9]+\n0x", d.out));
+	EXPECT_TRUE(harness_matches("^# thread [0-9]+\n0x", d.out));
 	harness_cmd_free(&d);
 	EXPECT_EQ(btrace(&d, "dump", btr, NULL), 0);
-	EXPECT_TRUE(matches("# thread [0-9]+ killed by signal 11 \\(SIGSEGV\\)\n", d.out));
+	EXPECT_TRUE(harness_matches("# thread [0-9]+ killed by signal 11 \\(SIGSEGV\\)\n", d.out));
 	harness_cmd_free(&c);
 	harness_cmd_free(&d);
 	free(btr);
@@ -364,7 +351,7 @@ TEST(cli, record_options_are_accepted)
 
 	EXPECT_EQ(btrace(&c, "record", "--mode=ring", "--buffer", "4K",
 			 "--source", "ptrace-step", "-o", btr, prog, "5", NULL), 5);
-	EXPECT_TRUE(matches("^btrace: recorded 1 thread, [0-9]+ records, [1-9][0-9]* lost \\(ptrace-step\\)", c.err));
+	EXPECT_TRUE(harness_matches("^btrace: recorded 1 thread, [0-9]+ records, [1-9][0-9]* lost \\(ptrace-step\\)", c.err));
 	EXPECT_EQ(btrace(&d, "dump", btr, NULL), 0);
 	EXPECT_TRUE(strstr(d.out, "# trace: version 1, source ptrace-step, mode ring, buffer 4096 bytes\n"));
 	harness_cmd_free(&c);
@@ -454,7 +441,7 @@ TEST(cli, dump_raw_format_is_exact)
 			 &threads, &records, &lost), 3);
 	EXPECT_EQ(btrace(&d, "dump", "--raw", btr, NULL), 0);
 	EXPECT_EQ(d.err_len, 0u);
-	EXPECT_TRUE(matches("^# thread [1-9][0-9]*\n", d.out));
+	EXPECT_TRUE(harness_matches("^# thread [1-9][0-9]*\n", d.out));
 	for (p = d.out; *p; lines++) {
 		const char *nl = strchr(p, '\n');
 		char line[256];
@@ -463,9 +450,9 @@ TEST(cli, dump_raw_format_is_exact)
 		ASSERT_LT((size_t)(nl - p), sizeof(line));
 		memcpy(line, p, nl - p);
 		line[nl - p] = 0;
-		if (matches("^# thread [1-9][0-9]*$", line))
+		if (harness_matches("^# thread [1-9][0-9]*$", line))
 			headers++;
-		else if (!matches("^(0x[1-9a-f][0-9a-f]* 0x[1-9a-f][0-9a-f]*|"
+		else if (!harness_matches("^(0x[1-9a-f][0-9a-f]* 0x[1-9a-f][0-9a-f]*|"
 				  "# (lost [0-9]+|exec 0x[0-9a-f]+|"
 				  "gap (unknown|unreadable|disabled|undecodable)|"
 				  "filtered( [0-9]+)?))$", line))
@@ -486,18 +473,18 @@ TEST(cli, dump_shows_symbols)
 
 	EXPECT_EQ(btrace(&d, "dump", btr, NULL), 0);
 	EXPECT_EQ(d.err_len, 0u);
-	EXPECT_TRUE(matches("\nthread [0-9]+ \\(process [0-9]+\\)\n", d.out));
-	EXPECT_TRUE(matches("# process [0-9]+ \\(parent [0-9]+\\): [^\n]*cli-exit\n", d.out));
+	EXPECT_TRUE(harness_matches("\nthread [0-9]+ \\(process [0-9]+\\)\n", d.out));
+	EXPECT_TRUE(harness_matches("# process [0-9]+ \\(parent [0-9]+\\): [^\n]*cli-exit\n", d.out));
 	/* main is entered from a named libc function. */
-	EXPECT_TRUE(matches("\n +[0-9]+  0x[0-9a-f]{16} <[_a-z]+\\+[0-9]+>  ->  "
+	EXPECT_TRUE(harness_matches("\n +[0-9]+  0x[0-9a-f]{16} <[_a-z]+\\+[0-9]+>  ->  "
 			    "0x[0-9a-f]{16} <main>\n", d.out));
 	/* atoi() is strtol(), called through the PLT stub. */
-	EXPECT_TRUE(matches("\n +[0-9]+  0x[0-9a-f]{16} <main\\+[0-9]+>  ->  "
+	EXPECT_TRUE(harness_matches("\n +[0-9]+  0x[0-9a-f]{16} <main\\+[0-9]+>  ->  "
 			    "0x[0-9a-f]{16} <strtol@plt>\n", d.out));
-	EXPECT_TRUE(matches("\n +[0-9]+  0x[0-9a-f]{16} <strtol@plt(\\+[0-9]+)?>  ->  ", d.out));
+	EXPECT_TRUE(harness_matches("\n +[0-9]+  0x[0-9a-f]{16} <strtol@plt(\\+[0-9]+)?>  ->  ", d.out));
 	/* Its last branch is in libc's _exit. */
-	EXPECT_TRUE(matches("<_exit(\\+[0-9]+)?>\n# thread [0-9]+ exited", d.out));
-	EXPECT_TRUE(matches("\n# thread [0-9]+ exited with status 0\n$", d.out));
+	EXPECT_TRUE(harness_matches("<_exit(\\+[0-9]+)?>\n# thread [0-9]+ exited", d.out));
+	EXPECT_TRUE(harness_matches("\n# thread [0-9]+ exited with status 0\n$", d.out));
 	harness_cmd_free(&c);
 	harness_cmd_free(&d);
 	free(btr);
@@ -512,7 +499,7 @@ TEST(cli, dump_shows_symbols_of_a_non_pie_program)
 	EXPECT_EQ(btrace(&c, "record", "-o", btr, prog, NULL), 0);
 	EXPECT_EQ(btrace(&d, "dump", btr, NULL), 0);
 	EXPECT_EQ(d.err_len, 0u);
-	EXPECT_TRUE(matches("\n +0  0x00000000004[0-9a-f]{5} <_start(\\+[0-9]+)?>  ->  "
+	EXPECT_TRUE(harness_matches("\n +0  0x00000000004[0-9a-f]{5} <_start(\\+[0-9]+)?>  ->  "
 			    "0x00000000004[0-9a-f]{5} <[_a-z]", d.out));
 	harness_cmd_free(&c);
 	harness_cmd_free(&d);
@@ -576,7 +563,7 @@ TEST(cli, info_lists_every_source)
 
 			snprintf(want, sizeof(want), "^%s +%s", bts_source_name(info[lines].source),
 				 info[lines].available ? "available$" : "unavailable: .+$");
-			if (!matches(want, line))
+			if (!harness_matches(want, line))
 				FAIL("line %d: \"%s\" does not match \"%s\"", lines, line, want);
 		} else {
 			char want[64];
@@ -586,7 +573,7 @@ TEST(cli, info_lists_every_source)
 				;
 			snprintf(want, sizeof(want), "^auto +-> %s$",
 				 i < n ? bts_source_name(info[i].source) : "none");
-			if (!matches(want, line))
+			if (!harness_matches(want, line))
 				FAIL("\"%s\" does not match \"%s\"", line, want);
 		}
 		p = nl + 1;

@@ -3,7 +3,6 @@
  * btrace info FILE (btrace/info-trace.c): the processes of a trace, the
  * programs each ran one exec after the other, their maps and threads.
  */
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,18 +11,6 @@
 #include "btrace_run.h"
 #include "harness.h"
 #include "raw_dump.h"
-
-static bool matches(const char *re, const char *s)
-{
-	regex_t r;
-	bool ok;
-
-	if (regcomp(&r, re, REG_EXTENDED | REG_NEWLINE))
-		return false;
-	ok = regexec(&r, s, 0, NULL, 0) == 0;
-	regfree(&r);
-	return ok;
-}
 
 TEST(info_trace, one_process_its_image_maps_and_thread)
 {
@@ -40,7 +27,7 @@ TEST(info_trace, one_process_its_image_maps_and_thread)
 		 "    0x[0-9a-f]{16}-0x[0-9a-f]{16} r-x 00000000 \\[vdso\\] build-id [0-9a-f]+\n"
 		 "(    0xffffffffff600000-0xffffffffff601000 --x 00000000 \\[vsyscall\\]\n)?"
 		 "  threads: [0-9]+\n$", prog, prog);
-	if (!matches(re, cmd.out))
+	if (!harness_matches_lines(re, cmd.out))
 		FAIL("btrace info:\n%s", cmd.out);
 	harness_cmd_free(&cmd);
 	ASSERT_EQ(harness_btrace(&cmd, 60, "info", "--json", btr, NULL), 0);
@@ -50,7 +37,7 @@ TEST(info_trace, one_process_its_image_maps_and_thread)
 		 "\"maps\":\\[\\{\"start\":\"0x401000\",\"end\":\"0x402000\",\"prot\":\"r-x\","
 		 "\"offset\":4096,\"path\":\"%s\",\"build_id\":\"[0-9a-f]{40}\"\\},",
 		 prog, prog);
-	if (!matches(re, cmd.out))
+	if (!harness_matches_lines(re, cmd.out))
 		FAIL("btrace info --json:\n%s", cmd.out);
 	harness_cmd_free(&cmd);
 	unlink(btr);
@@ -68,7 +55,7 @@ TEST(info_trace, the_exec_chain_of_a_process)
 				 NULL), 0);
 	harness_cmd_free(&cmd);
 	ASSERT_EQ(harness_btrace(&cmd, 60, "info", btr, NULL), 0);
-	if (!matches("^  image 0: /usr/bin/env\n(    .*\n)+"
+	if (!harness_matches_lines("^  image 0: /usr/bin/env\n(    .*\n)+"
 		     "  image 1: /usr/bin/dash \\(exec by thread [0-9]+, entry 0x[0-9a-f]+\\)\n(    .*\n)+"
 		     "  image 2: /usr/bin/true \\(exec by thread [0-9]+, entry 0x[0-9a-f]+\\)\n(    .*\n)+"
 		     "  threads: [0-9]+\n$", cmd.out))

@@ -6,7 +6,6 @@
  */
 #include <stdarg.h>
 #include <ftw.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -163,18 +162,6 @@ TEST(install, installs_and_uninstalls_exactly)
 	free(dest);
 }
 
-static bool matches(const char *re, const char *s)
-{
-	regex_t r;
-	bool ok;
-
-	if (regcomp(&r, re, REG_EXTENDED | REG_NEWLINE | REG_NOSUB))
-		return false;
-	ok = !regexec(&r, s, 0, NULL, 0);
-	regfree(&r);
-	return ok;
-}
-
 /* The example, built from the DESTDIR with nothing but pkg-config's flags. */
 TEST(install, example_builds_with_pkg_config_alone)
 {
@@ -215,7 +202,7 @@ TEST(install, example_builds_with_pkg_config_alone)
 
 		ASSERT_TRUE(nl);
 		*nl = '\0';
-		if (!matches("^0x[0-9a-f]{16}( <[^>]+>)?  ->  0x[0-9a-f]{16}( <[^>]+>)?$", line))
+		if (!harness_matches_lines("^0x[0-9a-f]{16}( <[^>]+>)?  ->  0x[0-9a-f]{16}( <[^>]+>)?$", line))
 			FAIL("line %d: %s", n, line);
 		line = nl + 1;
 	}
@@ -252,7 +239,7 @@ TEST(install, exported_symbols_are_the_committed_list)
 	}
 	/* Every export carries the version node. */
 	EXPECT_TRUE(strstr(c.out, "LIBBTS_1\n") == c.out);
-	EXPECT_FALSE(matches("^bts_[a-z0-9_]+$", c.out));
+	EXPECT_FALSE(harness_matches_lines("^bts_[a-z0-9_]+$", c.out));
 	harness_cmd_free(&c);
 	harness_cmd_free(&want);
 }

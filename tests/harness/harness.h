@@ -143,6 +143,15 @@ int harness_exit_code(const struct harness_cmd *cmd);
 unsigned long harness_aslr_off(void);
 void harness_aslr_restore(unsigned long persona);
 
+/*
+ * POSIX extended regular expressions over a command's output.  In
+ * harness_matches() ^ and $ anchor the whole text; in harness_matches_lines()
+ * they anchor any line, and . never crosses a newline.  A regex that does not
+ * compile aborts: it is a bug in the test, not a failure of the code.
+ */
+bool harness_matches(const char *re, const char *s);
+bool harness_matches_lines(const char *re, const char *s);
+
 /* Paths inside the build and source trees. */
 char *harness_path(const char *dir, const char *rel);	/* malloc'ed */
 #define BTRACE_PATH()	harness_path(BTS_BUILD_DIR, "btrace")

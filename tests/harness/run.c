@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,4 +134,26 @@ unsigned long harness_aslr_off(void)
 void harness_aslr_restore(unsigned long persona)
 {
 	personality(persona);
+}
+
+static bool regex_matches(const char *re, const char *s, int cflags)
+{
+	regex_t r;
+	bool ok;
+
+	if (regcomp(&r, re, REG_EXTENDED | REG_NOSUB | cflags))
+		abort();
+	ok = !regexec(&r, s, 0, NULL, 0);
+	regfree(&r);
+	return ok;
+}
+
+bool harness_matches(const char *re, const char *s)
+{
+	return regex_matches(re, s, 0);
+}
+
+bool harness_matches_lines(const char *re, const char *s)
+{
+	return regex_matches(re, s, REG_NEWLINE);
 }
