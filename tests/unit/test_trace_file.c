@@ -593,3 +593,23 @@ TEST(trace_file, main_thread_exit_ends_the_process)
 	bts_trace_close(t);
 	free(path);
 }
+
+/* What took PATH while the file was written is not replaced either. */
+TEST(trace_file, close_does_not_replace_a_fifo_made_meanwhile)
+{
+	char *path = tpath("t.btr");
+	struct bts_writer *w;
+	struct stat st;
+
+	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_process(w, 1, 0, "/sbin/init"), 0);
+	ASSERT_EQ(mkfifo(path, 0600), 0);
+	EXPECT_EQ(bts_writer_close(w), -BTS_E_INVAL);
+	EXPECT_TRUE(strstr(bts_errdetail(), "a FIFO, not a regular file") != NULL);
+	ASSERT_EQ(lstat(path, &st), 0);
+	EXPECT_TRUE(S_ISFIFO(st.st_mode));
+	EXPECT_EQ(count_entries(harness_tmpdir()), 1);
+	ASSERT_EQ(bts_writer_open(path, &w), -BTS_E_INVAL);
+	EXPECT_EQ(count_entries(harness_tmpdir()), 1);
+	free(path);
+}
