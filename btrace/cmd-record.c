@@ -4,10 +4,12 @@
  * branch its threads take into a trace file.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <bts.h>
 
@@ -51,7 +53,8 @@ static const struct command_help record_help = {
 	"writes a crash trace: signal and siginfo, registers and unwound stacks\n"
 	"of every thread, maps with build-ids, the records, copies of code with\n"
 	"no file.  One file per crashed process, named from -o PATTERN (%p pid,\n"
-	"%e program name, %% a percent sign; default btrace-crash.%e.%p.btr);\n"
+	"%e program name, %% a percent sign; default btrace-crash.%e.%p.btr),\n"
+	"checked before the program runs (exit 125 if it cannot be written);\n"
 	"then the signal is delivered and the process dies as it would have.\n",
 };
 
@@ -243,6 +246,30 @@ static int run(struct bts_session *s, struct bts_writer *w, const char *path)
 	return program_status(&st);
 }
 
+/*
+ * --on-crash: a crash comes once, so its trace's name is checked before
+ * the program runs, with the program's name for %e.
+ */
+static int check_crash_pattern(const struct record_opts *o, char **cmd)
+{
+	char exe[PATH_MAX] = "", link[64];
+	ssize_t n;
+	int ret;
+
+	if (o->pid) {
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)o->pid);
+		n = readlink(link, exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = 0;
+	} else {
+		snprintf(exe, sizeof(exe), "%s", cmd[0]);
+	}
+	ret = bts_crash_pattern_check(o->crash_pattern, exe);
+	if (ret < 0)
+		error_bts(ret, "record: --on-crash -o %s",
+			  o->crash_pattern ? o->crash_pattern : "btrace-crash.%e.%p.btr");
+	return ret;
+}
+
 static int record(const struct record_opts *o, char **cmd)
 {
 	struct bts_session *s;
@@ -250,6 +277,8 @@ static int record(const struct record_opts *o, char **cmd)
 	int ret;
 
 	if (check_source(o->source, o->pid != 0))
+		return EXIT_RECORD_FAILED;
+	if (o->on_crash && check_crash_pattern(o, cmd))
 		return EXIT_RECORD_FAILED;
 	w = NULL;
 	ret = o->on_crash ? 0 : bts_writer_open(o->output, &w);

@@ -543,6 +543,14 @@ struct bts_session_opts {
 BTS_API int bts_session_spawn(char *const argv[],
 			      const struct bts_session_opts *opts,
 			      struct bts_session **out);
+/*
+ * Whether a crash trace named from @pattern (as bts_session_opts's
+ * crash_pattern) for a process running @exe could be written: the name
+ * is not too long, and a file can be created and removed in its
+ * directory.  Checked before tracing starts, since a crash comes once.
+ * Returns 0, -BTS_E_INVAL (a name too long) or -BTS_E_IO (the directory).
+ */
+BTS_API int bts_crash_pattern_check(const char *pattern, const char *exe);
 /* Traces every thread of a running process. */
 BTS_API int bts_session_attach(pid_t pid, const struct bts_session_opts *opts,
 			       struct bts_session **out);
