@@ -16,6 +16,7 @@
 #include "btrace.h"
 #include "options.h"
 #include "record-crash.h"
+#include "record-guard.h"
 #include "record-speed.h"
 
 static const struct command_help record_help = {
@@ -30,7 +31,10 @@ static const struct command_help record_help = {
 	"program ends.  SIGINT or SIGTERM (or SIGQUIT, SIGHUP) sent to btrace\n"
 	"alone, with kill, stops the recording: btrace restores the program's\n"
 	"code, kills the program it started (or lets a process attached with -p\n"
-	"run on), completes FILE and exits.\n"
+	"run on), completes FILE and exits.  btrace records in a child, the\n"
+	"recorder: a SIGKILL of btrace makes the recorder stop the same way.  A\n"
+	"SIGKILL of the recorder kills the program with ptrace-step, and leaves\n"
+	"FILE.tmp.PID, readable with 'btrace dump --incomplete'.\n"
 	"\n"
 	"Exit status: the program's: its exit code, or 128+N when signal N\n"
 	"killed it (137 when btrace was told to stop and killed it); 0 when\n"
@@ -280,6 +284,9 @@ static int record(const struct record_opts *o, char **cmd)
 		return EXIT_RECORD_FAILED;
 	if (o->on_crash && check_crash_pattern(o, cmd))
 		return EXIT_RECORD_FAILED;
+	ret = record_guard(o->on_crash ? NULL : o->output);
+	if (ret != RECORD_GUARD_RECORDER)
+		return ret;
 	w = NULL;
 	ret = o->on_crash ? 0 : bts_writer_open(o->output, &w);
 	if (!ret && w) {

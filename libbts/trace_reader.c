@@ -341,6 +341,13 @@ static int rd_all(struct bts_trace *t)
 		}
 		t->chunks++;
 	}
+	if (t->incomplete_ok) {
+		/* What a killed recorder left: its whole chunks, marked so. */
+		t->info.incomplete = true;
+		t->info.whole_len = off;
+		bts_tindex_finish(t);
+		return bts_tprocs_finish(t);
+	}
 	if (off < t->len)
 		return bts_fail(BTS_E_TRUNCATED, "truncated: the file ends inside the chunk at offset %zu "
 				TRUNCATED_WHY, off);
@@ -349,7 +356,7 @@ static int rd_all(struct bts_trace *t)
 }
 
 static int trace_parse(const void *buf, size_t len, void *mapped,
-		       struct bts_trace **out)
+		       bool incomplete_ok, struct bts_trace **out)
 {
 	struct bts_trace *t = calloc(1, sizeof(*t));
 	int err;
@@ -360,6 +367,7 @@ static int trace_parse(const void *buf, size_t len, void *mapped,
 	t->len = len;
 	/* Set before the pass: it may drop pages it has read (bts_trace_drop). */
 	t->mapped = mapped;
+	t->incomplete_ok = incomplete_ok;
 	t->info.version = BTS_FILE_VERSION;
 	err = rd_all(t);
 	if (err) {
@@ -376,7 +384,7 @@ int bts_trace_open_mem(const void *buf, size_t len, struct bts_trace **out)
 {
 	if ((!buf && len) || !out)
 		return bts_fail(BTS_E_INVAL, "no trace");
-	return trace_parse(buf, len, NULL, out);
+	return trace_parse(buf, len, NULL, false, out);
 }
 
 /* Details name no path: callers print it, once. */
@@ -403,7 +411,8 @@ static int map_file(int fd, void **mem, size_t *len)
 	return 0;
 }
 
-int bts_trace_open(const char *path, struct bts_trace **out)
+static int trace_open(const char *path, bool incomplete_ok,
+		      struct bts_trace **out)
 {
 	void *mem = NULL;
 	size_t len = 0;
@@ -419,10 +428,20 @@ int bts_trace_open(const char *path, struct bts_trace **out)
 	close(fd);
 	if (err)
 		return err;
-	err = trace_parse(mem, len, mem, out);
+	err = trace_parse(mem, len, mem, incomplete_ok, out);
 	if (err)
 		munmap(mem, len);
 	return err;
+}
+
+int bts_trace_open(const char *path, struct bts_trace **out)
+{
+	return trace_open(path, false, out);
+}
+
+int bts_trace_open_incomplete(const char *path, struct bts_trace **out)
+{
+	return trace_open(path, true, out);
 }
 
 void bts_trace_close(struct bts_trace *t)

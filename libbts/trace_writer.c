@@ -527,6 +527,15 @@ static int wr_finish(struct bts_writer *w)
 	return 0;
 }
 
+int bts_writer_sync(struct bts_writer *w)
+{
+	if (!w)
+		return 0;
+	if (wr_compact_flush(w))
+		return w->err;
+	return w->err ? w->err : wr_flush(w);
+}
+
 int bts_writer_close(struct bts_writer *w)
 {
 	int err;
