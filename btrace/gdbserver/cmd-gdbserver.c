@@ -37,8 +37,8 @@ static const struct command_help gdbserver_help = {
 	.details =
 	"--listen binds the loopback (127.0.0.1) unless a host is given: give\n"
 	"0.0.0.0:PORT to accept connections from other machines (anyone who can\n"
-	"connect can run code as you).  PORT 0 picks a free port; the address\n"
-	"is printed on stderr.\n"
+	"connect can run code as you), [::1]:PORT for IPv6 (as gdb writes it).\n"
+	"PORT 0 picks a free port; the address is printed on stderr.\n"
 	"\n"
 	"When gdb disconnects, a program btrace started is killed and one it\n"
 	"attached to is detached with its code restored, and btrace exits;\n"
