@@ -181,8 +181,10 @@ static int start(const struct record_opts *o, char **cmd, struct bts_writer *w,
 		return 0;
 	if (ret == -BTS_E_PERM && bts_refusal_for(o->source, false, &r))
 		error("record: %s", r.line);
-	else
+	else if (ret == -BTS_E_NOENT || ret == -BTS_E_NOEXEC)
 		error_bts(ret, "%s", cmd[0]);
+	else	/* the session's set-up, before the program: not its fault */
+		error_bts(ret, "record");
 	if (ret == -BTS_E_NOENT)
 		return EXIT_RECORD_NOENT;
 	if (ret == -BTS_E_NOEXEC)

@@ -49,6 +49,11 @@ struct bts_chunk_header {
 
 #define BTS_CHUNK_OPTIONAL	(1u << 31)
 #define BTS_CHUNK_TYPE(type)	((type) & ~BTS_CHUNK_OPTIONAL)
+/*
+ * Types stay below this forever: an unknown type under it may come from a
+ * newer libbts, one above it is damage.
+ */
+#define BTS_CHUNK_TYPE_LIMIT	0x10000u
 
 enum bts_chunk_type {
 	BTS_CHUNK_SESSION	= 1,	/* at most one */

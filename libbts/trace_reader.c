@@ -275,6 +275,10 @@ static int rd_chunk(struct bts_trace *t, uint32_t type, size_t off,
 
 	if (n < ARRAY_SIZE(readers) && readers[n])
 		return readers[n](t, p, plen, off);
+	if (n >= BTS_CHUNK_TYPE_LIMIT)
+		return bts_fail(BTS_E_FORMAT,
+				"offset %zu: 0x%x is no chunk type: the file is damaged",
+				off, type);
 	if (type & BTS_CHUNK_OPTIONAL)
 		return 0;
 	return bts_fail(BTS_E_VERSION,
@@ -307,6 +311,22 @@ static int rd_header(const uint8_t *buf, size_t len)
 		return bts_fail(BTS_E_TRUNCATED, "truncated: the file ends inside its header "
 				TRUNCATED_WHY);
 	return h.header_size;
+}
+
+/*
+ * Whether the file ends with an end chunk: it was written whole, and a
+ * chunk that runs past its end is damage, not an interrupted recording.
+ */
+static bool ends_whole(const struct bts_trace *t, size_t from)
+{
+	size_t tail = sizeof(struct bts_chunk_header) + sizeof(struct bts_chunk_end);
+	struct bts_chunk_header h;
+
+	if (t->len < from + tail)
+		return false;
+	memcpy(&h, t->buf + t->len - tail, sizeof(h));
+	return le32toh(h.type) == BTS_CHUNK_END &&
+	       le32toh(h.len) == sizeof(struct bts_chunk_end);
 }
 
 static int rd_all(struct bts_trace *t)
@@ -348,6 +368,9 @@ static int rd_all(struct bts_trace *t)
 		bts_tindex_finish(t);
 		return bts_tprocs_finish(t);
 	}
+	if (off < t->len && ends_whole(t, off))
+		return bts_fail(BTS_E_FORMAT, "offset %zu: the chunk there runs past "
+				"the end of the file: the file is damaged", off);
 	if (off < t->len)
 		return bts_fail(BTS_E_TRUNCATED, "truncated: the file ends inside the chunk at offset %zu "
 				TRUNCATED_WHY, off);
@@ -394,12 +417,11 @@ static int map_file(int fd, void **mem, size_t *len)
 
 	if (fstat(fd, &st))
 		return bts_fail_errno(BTS_E_IO, "cannot read");
-	if (S_ISDIR(st.st_mode)) {
-		errno = EISDIR;
-		return bts_fail_errno(BTS_E_IO, "cannot read");
-	}
+	/* Nothing went wrong reading: it is the wrong kind of file. */
+	if (S_ISDIR(st.st_mode))
+		return bts_fail(BTS_E_FORMAT, "a directory");
 	if (!S_ISREG(st.st_mode))
-		return bts_fail(BTS_E_IO, "cannot read: not a regular file");
+		return bts_fail(BTS_E_FORMAT, "not a regular file");
 	if (!st.st_size)
 		return bts_fail(BTS_E_FORMAT, "empty file: not a trace file");
 	if ((uint64_t)st.st_size > SIZE_MAX)

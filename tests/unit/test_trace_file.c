@@ -545,10 +545,10 @@ TEST(trace_file, files_that_are_not_traces)
 	EXPECT_STREQ(bts_errdetail(), "not a trace file");
 	EXPECT_EQ(bts_trace_open(empty, &t), -BTS_E_FORMAT);
 	EXPECT_STREQ(bts_errdetail(), "empty file: not a trace file");
-	EXPECT_EQ(bts_trace_open(harness_tmpdir(), &t), -BTS_E_IO);
-	EXPECT_STREQ(bts_errdetail(), "cannot read: Is a directory");
-	EXPECT_EQ(bts_trace_open(fifo, &t), -BTS_E_IO);
-	EXPECT_STREQ(bts_errdetail(), "cannot read: not a regular file");
+	EXPECT_EQ(bts_trace_open(harness_tmpdir(), &t), -BTS_E_FORMAT);
+	EXPECT_STREQ(bts_errdetail(), "a directory");
+	EXPECT_EQ(bts_trace_open(fifo, &t), -BTS_E_FORMAT);
+	EXPECT_STREQ(bts_errdetail(), "not a regular file");
 	EXPECT_EQ(bts_trace_open(none, &t), -BTS_E_IO);
 	EXPECT_STREQ(bts_errdetail(), "cannot open: No such file or directory");
 	EXPECT_EQ(bts_trace_open_mem(NULL, 0, &t), -BTS_E_FORMAT);
