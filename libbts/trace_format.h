@@ -270,5 +270,7 @@ struct bts_chunk_abi {
 struct bts_writer;
 int bts_writer_chunk(struct bts_writer *w, uint32_t type, const void *fixed,
 		     size_t flen, const void *a, size_t alen, const char *str);
+/* bts_writer_open() creating the file with @mode (umask applies). */
+int bts_writer_open_mode(const char *path, mode_t mode, struct bts_writer **out);
 
 #endif /* BTS_TRACE_FORMAT_H */

@@ -207,6 +207,11 @@ static int check_destination(const char *path)
 
 int bts_writer_open(const char *path, struct bts_writer **out)
 {
+	return bts_writer_open_mode(path, 0666, out);
+}
+
+int bts_writer_open_mode(const char *path, mode_t mode, struct bts_writer **out)
+{
 	int err;
 
 	struct bts_writer *w;
@@ -226,7 +231,7 @@ int bts_writer_open(const char *path, struct bts_writer **out)
 		return bts_fail(BTS_E_NOMEM, "trace writer");
 	}
 	/* O_EXCL: never write through a link someone planted at our name. */
-	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	if (w->fd < 0) {
 		err = bts_fail_errno(BTS_E_IO, "create %s", w->tmp);
 		wr_free(w);

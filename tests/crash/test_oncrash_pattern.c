@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "test_oncrash.h"
 
@@ -67,4 +69,73 @@ TEST(oncrash_pattern, a_good_pattern_runs_and_leaves_no_probe)
 	EXPECT_EQ(harness_exit_code(&c), 139);
 	EXPECT_EQ(crash_count_files(harness_tmpdir()), 1);
 	harness_cmd_free(&c);
+}
+
+/* The one crash file in the test's directory, or NULL. */
+static char *crash_file(struct harness_cmd *c, const char *prog, const char *arg)
+{
+	const char *const args[] = { "--on-crash", "-o", NULL, NULL };
+	const char *const prog_args[] = { arg, NULL };
+	const char *argv[4];
+	char pattern[4096], prefix[64];
+
+	snprintf(pattern, sizeof(pattern), "%s/%%e.%%p.btr", harness_tmpdir());
+	memcpy(argv, args, sizeof(args));
+	argv[2] = pattern;
+	crash_btrace(argv, prog, arg ? prog_args : NULL, c);
+	snprintf(prefix, sizeof(prefix), "%s.", prog);
+	return crash_find_file(harness_tmpdir(), prefix);
+}
+
+/* It holds memory contents: 0600, as a core dump. */
+TEST(oncrash_pattern, a_crash_trace_is_private)
+{
+	struct harness_cmd c;
+	char *file = crash_file(&c, "crash-deep", NULL);
+	struct stat st;
+
+	ASSERT_TRUE(file != NULL);
+	ASSERT_EQ(stat(file, &st), 0);
+	EXPECT_EQ(st.st_mode & 0777, 0600u);
+	harness_cmd_free(&c);
+	free(file);
+}
+
+static int suid_dumpable(void)
+{
+	FILE *f = fopen("/proc/sys/fs/suid_dumpable", "r");
+	int v = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Not dumpable: as the kernel writes no core, btrace writes no trace. */
+TEST(oncrash_pattern, a_process_that_is_not_dumpable_gets_no_trace)
+{
+	struct harness_cmd c;
+	char *file;
+
+	file = crash_file(&c, "crash-nodump", "1");
+	EXPECT_TRUE(file != NULL);
+	EXPECT_EQ(harness_exit_code(&c), 139);
+	harness_cmd_free(&c);
+	if (file)
+		unlink(file);
+	free(file);
+	file = crash_file(&c, "crash-nodump", "0");
+	if (suid_dumpable() == 2) {
+		EXPECT_TRUE(file != NULL);
+	} else {
+		EXPECT_TRUE(file == NULL);
+		if (!strstr(c.err, "no crash trace: ") ||
+		    !strstr(c.err, "not written: the process is not dumpable"))
+			FAIL("no refusal in: %s", c.err);
+	}
+	harness_cmd_free(&c);
+	free(file);
 }
