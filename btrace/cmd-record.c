@@ -176,6 +176,7 @@ static int start(const struct record_opts *o, char **cmd, struct bts_writer *w,
 			error_bts(ret, "record: process %d", (int)o->pid);
 		return ret < 0 ? EXIT_RECORD_FAILED : 0;
 	}
+	note_setuid("record", cmd[0]);
 	ret = bts_session_spawn(cmd, &so, s);
 	if (ret >= 0)
 		return 0;

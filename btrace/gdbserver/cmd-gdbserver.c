@@ -217,10 +217,12 @@ static int start(struct stub *g, const struct gs_opts *o, char **cmd)
 	struct bts_refusal rf;
 	int ret;
 
-	if (o->pid)
+	if (o->pid) {
 		ret = bts_session_attach(o->pid, &so, &g->s);
-	else
+	} else {
+		note_setuid("gdbserver", cmd[0]);
 		ret = bts_session_spawn(cmd, &so, &g->s);
+	}
 	if (ret < 0) {
 		if (ret == -BTS_E_PERM && bts_refusal_for(o->source, o->pid != 0, &rf))
 			error("gdbserver: %s", rf.line);

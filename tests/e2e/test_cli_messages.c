@@ -3,10 +3,12 @@
  * btrace's messages name what is wrong: an option, not the program; a
  * damaged file as damaged; a directory as a directory.
  */
+#include <fcntl.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "btrace_run.h"
@@ -104,4 +106,68 @@ TEST(cli_messages, a_damaged_file_says_damaged)
 		FAIL("no \"the file is damaged\" in: %s", c.err);
 	harness_cmd_free(&c);
 	free(btr);
+}
+
+/* Copies @from to @to with @mode. */
+static void copy_file(const char *from, const char *to, mode_t mode)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY), out;
+	ssize_t n;
+
+	ASSERT_TRUE(in >= 0);
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL, 0700);
+	ASSERT_TRUE(out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		ASSERT_EQ(write(out, buf, n), n);
+	close(in);
+	close(out);
+	ASSERT_EQ(chmod(to, mode), 0);
+}
+
+/*
+ * A set-user-ID program started by a btrace that may not trace anything
+ * (here: btrace as nobody, the program root's) runs without its
+ * privileges, and btrace says so once.  A btrace with CAP_SYS_PTRACE
+ * (root) says nothing: the kernel grants them then.
+ */
+TEST(cli_messages, a_setuid_program_is_said_to_run_unprivileged)
+{
+	char *dir = tmp("pub"), *prog, *btr, *cli = PROG_PATH("cli-exit");
+	char *bt = BTRACE_PATH(), want[8192];
+	struct harness_cmd c;
+
+	if (geteuid() != 0)
+		FAIL("needs root: a set-user-ID program of root's, and setpriv");
+	ASSERT_EQ(chmod(harness_tmpdir(), 0755), 0);
+	ASSERT_EQ(mkdir(dir, 0777), 0);
+	ASSERT_EQ(chmod(dir, 0777), 0);
+	prog = harness_path(dir, "suid-exit");
+	btr = harness_path(dir, "x.btr");
+	copy_file(cli, prog, 04755);
+	{
+		const char *argv[] = { "/usr/bin/setpriv", "--reuid=65534",
+				       "--regid=65534", "--clear-groups", bt,
+				       "record", "-o", btr, "--", prog, "0", NULL };
+
+		ASSERT_EQ(harness_run((char **)argv, TIMEOUT, &c), 0);
+	}
+	EXPECT_EQ(harness_exit_code(&c), 0);
+	snprintf(want, sizeof(want), "btrace: record: note: %s is set-user-ID; "
+		 "traced, it runs without those privileges (the kernel drops "
+		 "them for a traced program)\nbtrace: recorded 1 thread, ", prog);
+	if (strncmp(c.err, want, strlen(want)))
+		FAIL("expected \"%s...\", got: %s", want, c.err);
+	harness_cmd_free(&c);
+	unlink(btr);
+	/* Root may trace anything: no note. */
+	EXPECT_EQ(harness_btrace(&c, TIMEOUT, "record", "-o", btr, "--", prog,
+				 "0", NULL), 0);
+	EXPECT_TRUE(strstr(c.err, "note:") == NULL);
+	harness_cmd_free(&c);
+	free(dir);
+	free(prog);
+	free(btr);
+	free(cli);
+	free(bt);
 }
