@@ -190,6 +190,17 @@ static pid_t wait_stepped(pid_t prog, pid_t bt)
 	return tracer;
 }
 
+/* @prog, our child, still runs: it dies of the SIGKILL sent now, no other. */
+static void expect_alive_until_killed(pid_t prog)
+{
+	int status;
+
+	ASSERT_EQ(waitpid(prog, &status, WNOHANG), 0);
+	kill(prog, SIGKILL);
+	ASSERT_EQ(waitpid(prog, &status, 0), prog);
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
 static char *slurp(const char *name)
 {
 	char path[4096], *buf = calloc(1, 65536);
@@ -260,7 +271,7 @@ TEST(cli_signals, sigint_detaches_from_an_attached_program)
 	char *loop[] = { PROG_PATH("cli-loop"), pidfile, NULL };
 	char *argv[] = { BTRACE_PATH(), "record", "-o", btr, "-p", pidarg, NULL };
 	pid_t prog = start(loop, "prog"), bt;
-	int tracer = -1, status;
+	int tracer = -1;
 	char st, *err;
 
 	ASSERT_EQ(wait_pidfile(pidfile, 0), prog);
@@ -276,10 +287,7 @@ TEST(cli_signals, sigint_detaches_from_an_attached_program)
 	st = proc_state(prog, &tracer);
 	EXPECT_TRUE(st == 'R' || st == 'S');
 	EXPECT_EQ(tracer, 0);
-	ASSERT_EQ(waitpid(prog, &status, WNOHANG), 0);
-	kill(prog, SIGKILL);
-	ASSERT_EQ(waitpid(prog, &status, 0), prog);
-	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	expect_alive_until_killed(prog);
 	free(err);
 	free(loop[0]);
 	free(argv[0]);
@@ -380,7 +388,6 @@ TEST(cli_signals, sigkill_of_btrace_leaves_an_attached_program_running)
 	char *loop[] = { PROG_PATH("cli-loop"), pidfile, NULL };
 	char *argv[] = { BTRACE_PATH(), "record", "-o", btr, "-p", pidarg, NULL };
 	pid_t prog = start(loop, "prog"), bt;
-	int status;
 	char *err;
 
 	ASSERT_EQ(wait_pidfile(pidfile, 0), prog);
@@ -394,10 +401,7 @@ TEST(cli_signals, sigkill_of_btrace_leaves_an_attached_program_running)
 	expect_summary(err, btr, "; stopped by SIGTERM");
 	expect_complete(btr, prog);
 	/* Alive and untraced: no int3 and no trap flag were left in it. */
-	ASSERT_EQ(waitpid(prog, &status, WNOHANG), 0);
-	kill(prog, SIGKILL);
-	ASSERT_EQ(waitpid(prog, &status, 0), prog);
-	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	expect_alive_until_killed(prog);
 	free(err);
 	free(loop[0]);
 	free(argv[0]);
