@@ -44,10 +44,8 @@ TEST(gdb_listen, an_ipv6_host_in_brackets_is_taken)
 {
 	char *stub = BTRACE_PATH(), *prog = PROG_PATH("gdb-seq");
 	struct sockaddr_in6 sa = { .sin6_family = AF_INET6 };
-	char buf[512] = "", *p;
-	size_t len = 0;
+	char buf[512], *p;
 	int pe[2], fd, status;
-	ssize_t n;
 	pid_t pid;
 
 	ASSERT_EQ(pipe(pe), 0);
@@ -61,13 +59,7 @@ TEST(gdb_listen, an_ipv6_host_in_brackets_is_taken)
 		_exit(127);
 	}
 	close(pe[1]);
-	while (len < sizeof(buf) - 1 && !memchr(buf, '\n', len)) {
-		n = read(pe[0], buf + len, sizeof(buf) - 1 - len);
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
+	gdb_read_line(pe[0], buf, sizeof(buf));
 	p = strstr(buf, "btrace: gdbserver: listening on [::1]:");
 	if (!p)
 		FAIL("the stub did not listen on [::1]: %s", buf);
