@@ -16,7 +16,7 @@
 #include "btrace.h"
 #include "options.h"
 #include "record-crash.h"
-#include "record-guard.h"
+#include "tracer-guard.h"
 #include "record-speed.h"
 
 static const struct command_help record_help = {
@@ -287,8 +287,8 @@ static int record(const struct record_opts *o, char **cmd)
 		return EXIT_RECORD_FAILED;
 	if (o->on_crash && check_crash_pattern(o, cmd))
 		return EXIT_RECORD_FAILED;
-	ret = record_guard(o->on_crash ? NULL : o->output);
-	if (ret != RECORD_GUARD_RECORDER)
+	ret = tracer_guard("the recorder", o->on_crash ? NULL : o->output);
+	if (ret != TRACER_GUARD_CHILD)
 		return ret;
 	w = NULL;
 	ret = o->on_crash ? 0 : bts_writer_open(o->output, &w);

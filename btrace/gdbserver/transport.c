@@ -9,6 +9,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,24 @@ void conn_init(struct conn *cn, int in, int out)
 	memset(cn, 0, sizeof(*cn));
 	cn->in = in;
 	cn->out = out;
+	cn->stop_fd = -1;
+}
+
+/* Waits until @fd is readable: false when @stop_fd became readable first. */
+static bool readable(int fd, int stop_fd)
+{
+	struct pollfd p[2] = {
+		{ .fd = fd, .events = POLLIN },
+		{ .fd = stop_fd, .events = POLLIN },
+	};
+	int n;
+
+	if (stop_fd < 0)
+		return true;
+	do
+		n = poll(p, 2, -1);
+	while (n < 0 && errno == EINTR);
+	return !(p[1].revents & POLLIN);
 }
 
 void conn_close(struct conn *cn)
@@ -48,7 +67,8 @@ static int fill(struct conn *cn)
 			return -1;
 	}
 	do
-		n = read(cn->in, cn->buf + cn->len, sizeof(cn->buf) - cn->len);
+		n = readable(cn->in, cn->stop_fd) ?
+		    read(cn->in, cn->buf + cn->len, sizeof(cn->buf) - cn->len) : 0;
 	while (n < 0 && errno == EINTR);
 	if (n <= 0) {
 		cn->eof = true;
@@ -176,13 +196,17 @@ int listen_on(const char *spec, char *where, size_t wlen, const char **why)
 	return fd;
 }
 
-int accept_one(int lfd)
+int accept_one(int lfd, int stop_fd)
 {
 	int fd, one = 1;
 
-	do
+	do {
+		if (!readable(lfd, stop_fd)) {
+			errno = EINTR;
+			return -1;
+		}
 		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	while (fd < 0 && errno == EINTR);
+	} while (fd < 0 && errno == EINTR);
 	if (fd >= 0)
 		/* Packets are small and answered one by one. */
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
