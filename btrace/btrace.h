@@ -33,6 +33,13 @@ void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void error_bts(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
+ * setuid-note.c: one line on stderr, "btrace: @cmd: note: ...", when
+ * @prog is set-user-ID or set-group-ID and will run without those
+ * privileges under btrace's ptrace.
+ */
+void note_setuid(const char *cmd, const char *prog);
+
+/*
  * "4096", "64K", "4M", "1G" (powers of 1024) into bytes.  0 and sizes that
  * do not fit in 64 bits are errors.  Returns 0 or -1.
  */

@@ -21,7 +21,7 @@
 
 static const struct command_help dump_help = {
 	.name = "dump",
-	.usage = { "[--raw] FILE",
+	.usage = { "[--raw] [--incomplete] FILE",
 		   "[--branches | --insns [--raw-bytes] [--source] |\n"
 		   "                   --calls [--insn-range] [--line-range] [--indent]]\n"
 		   "                   [--last N | --from N --to M] [--thread TID] [--json] FILE" },
@@ -376,12 +376,19 @@ static int dump_file(const char *path, const struct dump_opts *o)
 	static char buf[1 << 16];
 	struct dump_ctx c = { .path = path, .o = o };
 	struct bts_trace *t;
-	int ret = bts_trace_open(path, &t);
+	const struct bts_trace_info *info;
+	int ret = o->incomplete ? bts_trace_open_incomplete(path, &t)
+				: bts_trace_open(path, &t);
 
 	if (ret < 0) {
 		error_bts(ret, "%s", path);
 		return EXIT_FAILED;
 	}
+	info = bts_trace_info(t);
+	if (info->incomplete)
+		error("warning: %s is incomplete (its recording was cut short): "
+		      "what its first %" PRIu64 " bytes hold, in whole chunks",
+		      path, info->whole_len);
 	/* Full buffering even on a terminal would delay people; on a pipe it
 	 * is what makes a long view fast. */
 	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
@@ -433,6 +440,8 @@ int cmd_dump(int argc, char **argv)
 		OPT_CALLBACK(0, "to", "M", &o.to, "only entries up to number M", parse_count),
 		OPT_CALLBACK(0, "thread", "TID", &o.thread, "only thread TID", parse_pid),
 		OPT_FLAG(0, "json", &o.json, "one JSON object per line (fields below)"),
+		OPT_FLAG(0, "incomplete", &o.incomplete,
+			 "read a file cut short (a killed recorder's FILE.tmp.PID) up to its last whole chunk"),
 		OPT_END(),
 	};
 	int first = parse_options(argc, argv, &dump_help, opts, 0);

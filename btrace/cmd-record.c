@@ -4,16 +4,19 @@
  * branch its threads take into a trace file.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <bts.h>
 
 #include "btrace.h"
 #include "options.h"
 #include "record-crash.h"
+#include "tracer-guard.h"
 #include "record-speed.h"
 
 static const struct command_help record_help = {
@@ -28,7 +31,10 @@ static const struct command_help record_help = {
 	"program ends.  SIGINT or SIGTERM (or SIGQUIT, SIGHUP) sent to btrace\n"
 	"alone, with kill, stops the recording: btrace restores the program's\n"
 	"code, kills the program it started (or lets a process attached with -p\n"
-	"run on), completes FILE and exits.\n"
+	"run on), completes FILE and exits.  btrace records in a child, the\n"
+	"recorder: a SIGKILL of btrace makes the recorder stop the same way.  A\n"
+	"SIGKILL of the recorder kills the program with ptrace-step, and leaves\n"
+	"FILE.tmp.PID, readable with 'btrace dump --incomplete'.\n"
 	"\n"
 	"Exit status: the program's: its exit code, or 128+N when signal N\n"
 	"killed it (137 when btrace was told to stop and killed it); 0 when\n"
@@ -51,7 +57,8 @@ static const struct command_help record_help = {
 	"writes a crash trace: signal and siginfo, registers and unwound stacks\n"
 	"of every thread, maps with build-ids, the records, copies of code with\n"
 	"no file.  One file per crashed process, named from -o PATTERN (%p pid,\n"
-	"%e program name, %% a percent sign; default btrace-crash.%e.%p.btr);\n"
+	"%e program name, %% a percent sign; default btrace-crash.%e.%p.btr),\n"
+	"checked before the program runs (exit 125 if it cannot be written);\n"
 	"then the signal is delivered and the process dies as it would have.\n",
 };
 
@@ -169,13 +176,16 @@ static int start(const struct record_opts *o, char **cmd, struct bts_writer *w,
 			error_bts(ret, "record: process %d", (int)o->pid);
 		return ret < 0 ? EXIT_RECORD_FAILED : 0;
 	}
+	note_setuid("record", cmd[0]);
 	ret = bts_session_spawn(cmd, &so, s);
 	if (ret >= 0)
 		return 0;
 	if (ret == -BTS_E_PERM && bts_refusal_for(o->source, false, &r))
 		error("record: %s", r.line);
-	else
+	else if (ret == -BTS_E_NOENT || ret == -BTS_E_NOEXEC)
 		error_bts(ret, "%s", cmd[0]);
+	else	/* the session's set-up, before the program: not its fault */
+		error_bts(ret, "record");
 	if (ret == -BTS_E_NOENT)
 		return EXIT_RECORD_NOENT;
 	if (ret == -BTS_E_NOEXEC)
@@ -243,6 +253,30 @@ static int run(struct bts_session *s, struct bts_writer *w, const char *path)
 	return program_status(&st);
 }
 
+/*
+ * --on-crash: a crash comes once, so its trace's name is checked before
+ * the program runs, with the program's name for %e.
+ */
+static int check_crash_pattern(const struct record_opts *o, char **cmd)
+{
+	char exe[PATH_MAX] = "", link[64];
+	ssize_t n;
+	int ret;
+
+	if (o->pid) {
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)o->pid);
+		n = readlink(link, exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = 0;
+	} else {
+		snprintf(exe, sizeof(exe), "%s", cmd[0]);
+	}
+	ret = bts_crash_pattern_check(o->crash_pattern, exe);
+	if (ret < 0)
+		error_bts(ret, "record: --on-crash -o %s",
+			  o->crash_pattern ? o->crash_pattern : "btrace-crash.%e.%p.btr");
+	return ret;
+}
+
 static int record(const struct record_opts *o, char **cmd)
 {
 	struct bts_session *s;
@@ -251,6 +285,11 @@ static int record(const struct record_opts *o, char **cmd)
 
 	if (check_source(o->source, o->pid != 0))
 		return EXIT_RECORD_FAILED;
+	if (o->on_crash && check_crash_pattern(o, cmd))
+		return EXIT_RECORD_FAILED;
+	ret = tracer_guard("the recorder", o->on_crash ? NULL : o->output);
+	if (ret != TRACER_GUARD_CHILD)
+		return ret;
 	w = NULL;
 	ret = o->on_crash ? 0 : bts_writer_open(o->output, &w);
 	if (!ret && w) {

@@ -24,6 +24,7 @@ struct dump_opts {
 	uint64_t last;		/* --last N; 0: not given */
 	uint64_t from, to;	/* --from/--to; 0: not given */
 	pid_t thread;		/* --thread TID; 0: every thread */
+	bool incomplete;	/* --incomplete: a file cut short is read */
 };
 
 struct dump_proc {

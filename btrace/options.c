@@ -280,3 +280,31 @@ const char *parse_size_opt(const char *arg, void *value)
 		       "optional K, M or G suffix)";
 	return NULL;
 }
+
+/* Records are 24 bytes: a size of records holds one at least. */
+const char *parse_records_size(const char *arg, void *value)
+{
+	uint64_t v;
+	const char *why = parse_size_opt(arg, &v);
+
+	if (why)
+		return why;
+	if (v < sizeof(struct ptbts_record))
+		return "holds no record (a record is 24 bytes)";
+	*(uint64_t *)value = v;
+	return NULL;
+}
+
+/* libbts takes buffers up to 1T per thread. */
+const char *parse_buffer_size(const char *arg, void *value)
+{
+	uint64_t v;
+	const char *why = parse_records_size(arg, &v);
+
+	if (why)
+		return why;
+	if (v > (1ull << 40))
+		return "too large (at most 1T per thread)";
+	*(uint64_t *)value = v;
+	return NULL;
+}

@@ -49,7 +49,7 @@ struct option {
 				     parse_mode)
 #define OPT_BUFFER(v)	OPT_CALLBACK(0, "buffer", "SIZE", (v), \
 				     "bytes per thread, K/M/G suffixes (default: 4M)", \
-				     parse_size_opt)
+				     parse_buffer_size)
 #define OPT_RAW(v)	OPT_FLAG(0, "raw", (v), \
 				 "print the stable raw format (see below)")
 
@@ -82,5 +82,8 @@ const char *parse_count(const char *arg, void *value);	/* uint64_t, > 0 */
 const char *parse_source(const char *arg, void *value);	/* int */
 const char *parse_mode(const char *arg, void *value);		/* int */
 const char *parse_size_opt(const char *arg, void *value);	/* uint64_t */
+/* Sizes of records (24 bytes each): 24 at least; a buffer up to 1T. */
+const char *parse_records_size(const char *arg, void *value);	/* uint64_t */
+const char *parse_buffer_size(const char *arg, void *value);	/* uint64_t */
 
 #endif /* BTRACE_OPTIONS_H */

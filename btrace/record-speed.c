@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -21,7 +22,9 @@
 
 const char *parse_cpu(const char *arg, void *value)
 {
+	static char why[80];
 	struct record_speed *r = value;
+	cpu_set_t allowed;
 	char *end;
 	long n;
 
@@ -37,6 +40,12 @@ const char *parse_cpu(const char *arg, void *value)
 	n = strtol(arg, &end, 10);
 	if (!*arg || *end || errno || n < 0 || n >= CPU_SETSIZE)
 		return "expected a CPU number, auto or none";
+	if (!sched_getaffinity(0, sizeof(allowed), &allowed) &&
+	    !CPU_ISSET((int)n, &allowed)) {
+		snprintf(why, sizeof(why), "CPU %ld is not available here "
+			 "(not in btrace's CPU affinity)", n);
+		return why;
+	}
 	r->cpu_placement = BTS_CPU_PIN;
 	r->cpu = (int)n;
 	return NULL;
@@ -63,8 +72,10 @@ const char *parse_duration(const char *arg, void *value)
 
 	errno = 0;
 	v = strtod(arg, &end);
-	if (!*arg || *end || errno || !(v > 0 && v <= 1e9))
+	if (!*arg || *end || errno || !(v > 0))
 		return "expected a number of seconds greater than 0";
+	if (v > 1e9)
+		return "too long (at most 1000000000 seconds, about 31 years)";
 	*ms = (uint64_t)(v * 1000);
 	if (!*ms)
 		*ms = 1;

@@ -36,7 +36,7 @@ const char *parse_duration(const char *arg, void *value); /* uint64_t ms */
 		     parse_skip),					\
 	OPT_CALLBACK(0, "max-size", "SIZE", &(v)->max_size,		\
 		     "cut the recording after SIZE bytes of records (24 each), K/M/G suffixes", \
-		     parse_size_opt),					\
+		     parse_records_size),					\
 	OPT_CALLBACK(0, "duration", "SECONDS", &(v)->duration_ms,	\
 		     "cut the recording after SECONDS (decimals allowed)", \
 		     parse_duration)

@@ -128,7 +128,10 @@ void bts_crash_check(struct bts_session *s, struct bts_thread *t, int sig,
 	p->pub.crash_signal = sig;
 	stop_others(s, p, t);
 	path = bts_crash_name(s->crash_pattern, p->pub.pid, p->exe);
-	if (!path) {
+	if (path && bts_crash_refused(p->pub.pid)) {
+		set_error(p, path, -BTS_E_PERM);
+		free(path);
+	} else if (!path) {
 		set_error(p, NULL, bts_fail(BTS_E_NOMEM, "file name"));
 	} else {
 		err = bts_crash_write(s, p, t, sig, si, path);

@@ -18,6 +18,13 @@ size_t bts_unwind_thread(pid_t tid, struct bts_frame *frames, size_t max,
 /* The file name for process @p from @pattern (%p, %e, %%); NULL: no memory. */
 char *bts_crash_name(const char *pattern, pid_t pid, const char *exe);
 
+/*
+ * crash_dumpable.c: whether the kernel would write no core dump for @pid
+ * (not dumpable, and fs.suid_dumpable 0): then no crash trace is written
+ * either; the detail says why.
+ */
+bool bts_crash_refused(pid_t pid);
+
 /* Writes the crash trace of @p, @ct the crashing thread; all its threads are stopped. */
 int bts_crash_write(struct bts_session *s, struct bts_proc *p,
 		    struct bts_thread *ct, int sig, const siginfo_t *si,

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "crash.h"
+#include "trace_format.h"
 
 /* A copy of an anonymous executable mapping costs at most this much. */
 #define CODE_COPY_MAX	(16u << 20)
@@ -163,7 +164,8 @@ int bts_crash_write(struct bts_session *s, struct bts_proc *p,
 		    const char *path)
 {
 	struct bts_writer *w;
-	int err = bts_writer_open(path, &w);
+	/* It holds memory contents: private, as a core dump is. */
+	int err = bts_writer_open_mode(path, 0600, &w);
 
 	if (err)
 		return err;

@@ -526,6 +526,7 @@ int bts_session_run(struct bts_session *s)
 	resume_stopped(s);
 	while (s->nthreads) {
 		bts_limits_check(s);	/* --duration */
+		bts_session_sync_due(s);
 		if (bts_lift_next(s, &tid, &status)) {
 			/* Held while an int3 was out (step_hold.c): its report now. */
 			on_report(s, tid, status);

@@ -175,6 +175,7 @@ struct bts_session {
 	uint64_t emitted;	/* records counted against it */
 	uint64_t deadline_ns;	/* CLOCK_MONOTONIC; 0: none */
 	int cut;		/* &enum bts_cut */
+	uint64_t sync_ns;	/* session_sync.c: the next sync to the file */
 	size_t lift_nheld;	/* threads with lift_held */
 };
 
@@ -187,6 +188,9 @@ int bts_resume(struct bts_session *s, struct bts_thread *t, int sig);
 int bts_proc_is_64bit(pid_t pid);
 void bts_reap(struct bts_session *s, struct bts_thread *t, int status);
 bool bts_step_report(const siginfo_t *si);
+
+/* session_sync.c: the file holds what was recorded up to a second ago */
+void bts_session_sync_due(struct bts_session *s);
 
 /* session_attach.c */
 int bts_detach_all(struct bts_session *s);

@@ -49,6 +49,11 @@ struct bts_chunk_header {
 
 #define BTS_CHUNK_OPTIONAL	(1u << 31)
 #define BTS_CHUNK_TYPE(type)	((type) & ~BTS_CHUNK_OPTIONAL)
+/*
+ * Types stay below this forever: an unknown type under it may come from a
+ * newer libbts, one above it is damage.
+ */
+#define BTS_CHUNK_TYPE_LIMIT	0x10000u
 
 enum bts_chunk_type {
 	BTS_CHUNK_SESSION	= 1,	/* at most one */
@@ -265,5 +270,7 @@ struct bts_chunk_abi {
 struct bts_writer;
 int bts_writer_chunk(struct bts_writer *w, uint32_t type, const void *fixed,
 		     size_t flen, const void *a, size_t alen, const char *str);
+/* bts_writer_open() creating the file with @mode (umask applies). */
+int bts_writer_open_mode(const char *path, mode_t mode, struct bts_writer **out);
 
 #endif /* BTS_TRACE_FORMAT_H */

@@ -50,6 +50,7 @@ struct bts_trace {
 	const uint8_t *buf;
 	size_t len;
 	void *mapped;		/* buf when bts_trace_open() mapped the file */
+	bool incomplete_ok;	/* bts_trace_open_incomplete() */
 	struct bts_trace_info info;
 	bool session;
 	uint64_t chunks;	/* before END */

@@ -275,6 +275,10 @@ static int rd_chunk(struct bts_trace *t, uint32_t type, size_t off,
 
 	if (n < ARRAY_SIZE(readers) && readers[n])
 		return readers[n](t, p, plen, off);
+	if (n >= BTS_CHUNK_TYPE_LIMIT)
+		return bts_fail(BTS_E_FORMAT,
+				"offset %zu: 0x%x is no chunk type: the file is damaged",
+				off, type);
 	if (type & BTS_CHUNK_OPTIONAL)
 		return 0;
 	return bts_fail(BTS_E_VERSION,
@@ -309,6 +313,22 @@ static int rd_header(const uint8_t *buf, size_t len)
 	return h.header_size;
 }
 
+/*
+ * Whether the file ends with an end chunk: it was written whole, and a
+ * chunk that runs past its end is damage, not an interrupted recording.
+ */
+static bool ends_whole(const struct bts_trace *t, size_t from)
+{
+	size_t tail = sizeof(struct bts_chunk_header) + sizeof(struct bts_chunk_end);
+	struct bts_chunk_header h;
+
+	if (t->len < from + tail)
+		return false;
+	memcpy(&h, t->buf + t->len - tail, sizeof(h));
+	return le32toh(h.type) == BTS_CHUNK_END &&
+	       le32toh(h.len) == sizeof(struct bts_chunk_end);
+}
+
 static int rd_all(struct bts_trace *t)
 {
 	struct bts_chunk_header h;
@@ -341,6 +361,16 @@ static int rd_all(struct bts_trace *t)
 		}
 		t->chunks++;
 	}
+	if (t->incomplete_ok) {
+		/* What a killed recorder left: its whole chunks, marked so. */
+		t->info.incomplete = true;
+		t->info.whole_len = off;
+		bts_tindex_finish(t);
+		return bts_tprocs_finish(t);
+	}
+	if (off < t->len && ends_whole(t, off))
+		return bts_fail(BTS_E_FORMAT, "offset %zu: the chunk there runs past "
+				"the end of the file: the file is damaged", off);
 	if (off < t->len)
 		return bts_fail(BTS_E_TRUNCATED, "truncated: the file ends inside the chunk at offset %zu "
 				TRUNCATED_WHY, off);
@@ -349,7 +379,7 @@ static int rd_all(struct bts_trace *t)
 }
 
 static int trace_parse(const void *buf, size_t len, void *mapped,
-		       struct bts_trace **out)
+		       bool incomplete_ok, struct bts_trace **out)
 {
 	struct bts_trace *t = calloc(1, sizeof(*t));
 	int err;
@@ -360,6 +390,7 @@ static int trace_parse(const void *buf, size_t len, void *mapped,
 	t->len = len;
 	/* Set before the pass: it may drop pages it has read (bts_trace_drop). */
 	t->mapped = mapped;
+	t->incomplete_ok = incomplete_ok;
 	t->info.version = BTS_FILE_VERSION;
 	err = rd_all(t);
 	if (err) {
@@ -376,7 +407,7 @@ int bts_trace_open_mem(const void *buf, size_t len, struct bts_trace **out)
 {
 	if ((!buf && len) || !out)
 		return bts_fail(BTS_E_INVAL, "no trace");
-	return trace_parse(buf, len, NULL, out);
+	return trace_parse(buf, len, NULL, false, out);
 }
 
 /* Details name no path: callers print it, once. */
@@ -386,12 +417,11 @@ static int map_file(int fd, void **mem, size_t *len)
 
 	if (fstat(fd, &st))
 		return bts_fail_errno(BTS_E_IO, "cannot read");
-	if (S_ISDIR(st.st_mode)) {
-		errno = EISDIR;
-		return bts_fail_errno(BTS_E_IO, "cannot read");
-	}
+	/* Nothing went wrong reading: it is the wrong kind of file. */
+	if (S_ISDIR(st.st_mode))
+		return bts_fail(BTS_E_FORMAT, "a directory");
 	if (!S_ISREG(st.st_mode))
-		return bts_fail(BTS_E_IO, "cannot read: not a regular file");
+		return bts_fail(BTS_E_FORMAT, "not a regular file");
 	if (!st.st_size)
 		return bts_fail(BTS_E_FORMAT, "empty file: not a trace file");
 	if ((uint64_t)st.st_size > SIZE_MAX)
@@ -403,7 +433,8 @@ static int map_file(int fd, void **mem, size_t *len)
 	return 0;
 }
 
-int bts_trace_open(const char *path, struct bts_trace **out)
+static int trace_open(const char *path, bool incomplete_ok,
+		      struct bts_trace **out)
 {
 	void *mem = NULL;
 	size_t len = 0;
@@ -419,10 +450,20 @@ int bts_trace_open(const char *path, struct bts_trace **out)
 	close(fd);
 	if (err)
 		return err;
-	err = trace_parse(mem, len, mem, out);
+	err = trace_parse(mem, len, mem, incomplete_ok, out);
 	if (err)
 		munmap(mem, len);
 	return err;
+}
+
+int bts_trace_open(const char *path, struct bts_trace **out)
+{
+	return trace_open(path, false, out);
+}
+
+int bts_trace_open_incomplete(const char *path, struct bts_trace **out)
+{
+	return trace_open(path, true, out);
 }
 
 void bts_trace_close(struct bts_trace *t)

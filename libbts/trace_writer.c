@@ -15,6 +15,7 @@
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "trace_codec.h"
@@ -169,12 +170,57 @@ static void wr_free(struct bts_writer *w)
 	free(w);
 }
 
+static const char *kind_of(mode_t mode)
+{
+	if (S_ISLNK(mode))
+		return "a symbolic link";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return "a device";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+/*
+ * The rename replaces whatever holds PATH: a device node, a FIFO or a
+ * symbolic link would become a regular file (as root, -o /dev/null would
+ * replace /dev/null).  Only a regular file, or nothing, may be replaced.
+ */
+static int check_destination(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		return bts_fail_errno(BTS_E_IO, "%s", path);
+	}
+	if (S_ISREG(st.st_mode))
+		return 0;
+	return bts_fail(BTS_E_INVAL, "%s: %s, not a regular file: not replaced",
+			path, kind_of(st.st_mode));
+}
+
 int bts_writer_open(const char *path, struct bts_writer **out)
 {
+	return bts_writer_open_mode(path, 0666, out);
+}
+
+int bts_writer_open_mode(const char *path, mode_t mode, struct bts_writer **out)
+{
+	int err;
+
 	struct bts_writer *w;
 
 	if (!path || !*path || !out)
 		return bts_fail(BTS_E_INVAL, "no trace file name");
+	err = check_destination(path);
+	if (err)
+		return err;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return bts_fail(BTS_E_NOMEM, "trace writer");
@@ -185,10 +231,9 @@ int bts_writer_open(const char *path, struct bts_writer **out)
 		return bts_fail(BTS_E_NOMEM, "trace writer");
 	}
 	/* O_EXCL: never write through a link someone planted at our name. */
-	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	if (w->fd < 0) {
-		int err = bts_fail_errno(BTS_E_IO, "create %s", w->tmp);
-
+		err = bts_fail_errno(BTS_E_IO, "create %s", w->tmp);
 		wr_free(w);
 		return err;
 	}
@@ -458,6 +503,7 @@ static void sync_dir(const char *path)
 static int wr_finish(struct bts_writer *w)
 {
 	struct bts_chunk_end c;
+	int err;
 
 	/* Pending compact records first: the totals count them. */
 	if (wr_compact_flush(w))
@@ -476,10 +522,23 @@ static int wr_finish(struct bts_writer *w)
 		return bts_fail_errno(BTS_E_IO, "close %s", w->tmp);
 	}
 	w->fd = -1;
+	/* Again: something may have taken PATH while we wrote. */
+	err = check_destination(w->path);
+	if (err)
+		return err;
 	if (rename(w->tmp, w->path))
 		return bts_fail_errno(BTS_E_IO, "rename %s to %s", w->tmp, w->path);
 	sync_dir(w->path);
 	return 0;
+}
+
+int bts_writer_sync(struct bts_writer *w)
+{
+	if (!w)
+		return 0;
+	if (wr_compact_flush(w))
+		return w->err;
+	return w->err ? w->err : wr_flush(w);
 }
 
 int bts_writer_close(struct bts_writer *w)

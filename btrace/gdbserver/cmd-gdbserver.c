@@ -19,7 +19,9 @@
 
 #include "../btrace.h"
 #include "../options.h"
+#include "../tracer-guard.h"
 #include "server.h"
+#include "stop.h"
 #include "transport.h"
 
 static const struct command_help gdbserver_help = {
@@ -37,11 +39,13 @@ static const struct command_help gdbserver_help = {
 	.details =
 	"--listen binds the loopback (127.0.0.1) unless a host is given: give\n"
 	"0.0.0.0:PORT to accept connections from other machines (anyone who can\n"
-	"connect can run code as you).  PORT 0 picks a free port; the address\n"
-	"is printed on stderr.\n"
+	"connect can run code as you), [::1]:PORT for IPv6 (as gdb writes it).\n"
+	"PORT 0 picks a free port; the address is printed on stderr.\n"
 	"\n"
 	"When gdb disconnects, a program btrace started is killed and one it\n"
-	"attached to is detached with its code restored, and btrace exits;\n"
+	"attached to is detached with its code restored, and btrace exits (also\n"
+	"at SIGTERM, SIGHUP, SIGQUIT, or a SIGKILL of btrace: the tracer is a\n"
+	"child that outlives it);\n"
 	"with --listen --persist the program stays stopped and btrace waits\n"
 	"for the next connection.\n"
 	"\n"
@@ -69,6 +73,7 @@ struct stub {
 	struct conn cn;
 	struct strbuf reply, frame, last;
 	bool gone;		/* the program is dead or let go */
+	int stop_fd;		/* stop.c: readable once the stub is to end */
 };
 
 static void log_packet(const struct stub *g, const char *dir, const char *p,
@@ -92,8 +97,11 @@ static int send_frame(struct stub *g, const char *payload, size_t n)
 	return conn_write(&g->cn, g->frame.s, g->frame.len);
 }
 
-/* Runs the program until it stops; a Ctrl-C from gdb interrupts it. */
-static int wait_stop(struct stub *g, struct bts_stop *st)
+/*
+ * Runs the program until it stops; a Ctrl-C from gdb interrupts it, and
+ * so does a stop request (stop.c), which also reads as gdb gone.
+ */
+static int wait_running(struct stub *g, int wake, struct bts_stop *st)
 {
 	int r;
 
@@ -101,7 +109,7 @@ static int wait_stop(struct stub *g, struct bts_stop *st)
 	if (conn_take_interrupt(&g->cn))
 		bts_control_interrupt(g->c);
 	for (;;) {
-		r = bts_control_wait(g->c, g->cn.eof ? -1 : g->cn.in, st);
+		r = bts_control_wait(g->c, wake, st);
 		if (r < 0)
 			return r;
 		/* An exec gdb did not ask to hear of: as gdbserver, run on. */
@@ -114,6 +122,16 @@ static int wait_stop(struct stub *g, struct bts_stop *st)
 		if (r != 0)	/* Ctrl-C, or gdb is gone: stop it either way */
 			bts_control_interrupt(g->c);
 	}
+}
+
+static int wait_stop(struct stub *g, struct bts_stop *st)
+{
+	int in = g->cn.eof ? -1 : g->cn.in, wake = stub_wake_fd(in);
+	int r = wait_running(g, wake, st);
+
+	if (wake >= 0 && wake != in)
+		close(wake);
+	return r;
 }
 
 static int after_resume(struct stub *g)
@@ -217,10 +235,12 @@ static int start(struct stub *g, const struct gs_opts *o, char **cmd)
 	struct bts_refusal rf;
 	int ret;
 
-	if (o->pid)
+	if (o->pid) {
 		ret = bts_session_attach(o->pid, &so, &g->s);
-	else
+	} else {
+		note_setuid("gdbserver", cmd[0]);
 		ret = bts_session_spawn(cmd, &so, &g->s);
+	}
 	if (ret < 0) {
 		if (ret == -BTS_E_PERM && bts_refusal_for(o->source, o->pid != 0, &rf))
 			error("gdbserver: %s", rf.line);
@@ -275,15 +295,19 @@ static int run_listen(struct stub *g, const struct gs_opts *o, int lfd)
 	int fd, end;
 
 	for (;;) {
-		fd = accept_one(lfd);
+		fd = accept_one(lfd, g->stop_fd);
+		if (fd < 0 && stub_stopping())
+			return 0;
 		if (fd < 0) {
 			error("gdbserver: accept: %s", strerror(errno));
 			return EXIT_FAILED;
 		}
 		conn_init(&g->cn, fd, fd);
+		g->cn.stop_fd = g->stop_fd;
 		end = serve(g);
 		conn_close(&g->cn);
-		if (end != END_DISCONNECT || !o->persist || g->gone)
+		if (end != END_DISCONNECT || !o->persist || g->gone ||
+		    stub_stopping())
 			return 0;
 		error("gdbserver: gdb disconnected; waiting for the next connection");
 	}
@@ -316,6 +340,13 @@ static int gdbserver(const struct gs_opts *o, char **cmd)
 		free(g);
 		return EXIT_FAILED;
 	}
+	ret = tracer_guard("the stub", NULL);
+	if (ret != TRACER_GUARD_CHILD) {
+		free(g);
+		return ret == EXIT_RECORD_FAILED ? EXIT_FAILED : ret;
+	}
+	ret = 0;
+	g->stop_fd = stub_stop_init();
 	signal(SIGPIPE, SIG_IGN);
 	if (o->listen) {
 		lfd = listen_on(o->listen, where, sizeof(where), &why);
@@ -344,6 +375,7 @@ static int gdbserver(const struct gs_opts *o, char **cmd)
 		close(lfd);
 	} else {
 		conn_init(&g->cn, in, out);
+		g->cn.stop_fd = g->stop_fd;
 		serve(g);
 		conn_close(&g->cn);
 	}

@@ -242,13 +242,21 @@ static void breakpoint(struct gdb_server *sv, const struct rsp_req *rq,
 	sb_puts(reply, err ? "E01" : "OK");
 }
 
+/*
+ * The program is gone after it: a later '?' answers its exit (X09, as
+ * gdbserver's extended mode does), and requests on it get E01.  'k' has
+ * no reply at all (gdb's remote_kill_k reads none).
+ */
 static int kill_program(struct gdb_server *sv, const struct rsp_req *rq,
 			struct strbuf *reply)
 {
 	if (sv->c)
 		bts_control_kill(sv->c);
+	sv->c = NULL;
+	sv->last = (struct bts_stop){ .kind = BTS_STOP_EXITED, .status = SIGKILL };
+	sv->have_stop = true;
 	if (rq->op == 'k')
-		return GDB_KILLED;	/* k has no reply */
+		return GDB_NO_REPLY;
 	sb_puts(reply, "OK");
 	return GDB_KILLED;
 }

@@ -9,6 +9,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,24 @@ void conn_init(struct conn *cn, int in, int out)
 	memset(cn, 0, sizeof(*cn));
 	cn->in = in;
 	cn->out = out;
+	cn->stop_fd = -1;
+}
+
+/* Waits until @fd is readable: false when @stop_fd became readable first. */
+static bool readable(int fd, int stop_fd)
+{
+	struct pollfd p[2] = {
+		{ .fd = fd, .events = POLLIN },
+		{ .fd = stop_fd, .events = POLLIN },
+	};
+	int n;
+
+	if (stop_fd < 0)
+		return true;
+	do
+		n = poll(p, 2, -1);
+	while (n < 0 && errno == EINTR);
+	return !(p[1].revents & POLLIN);
 }
 
 void conn_close(struct conn *cn)
@@ -48,7 +67,8 @@ static int fill(struct conn *cn)
 			return -1;
 	}
 	do
-		n = read(cn->in, cn->buf + cn->len, sizeof(cn->buf) - cn->len);
+		n = readable(cn->in, cn->stop_fd) ?
+		    read(cn->in, cn->buf + cn->len, sizeof(cn->buf) - cn->len) : 0;
 	while (n < 0 && errno == EINTR);
 	if (n <= 0) {
 		cn->eof = true;
@@ -105,33 +125,35 @@ int conn_write(struct conn *cn, const void *p, size_t n)
 	return 0;
 }
 
-/* "HOST:PORT", ":PORT" or "PORT"; the host defaults to the loopback. */
-static int split(const char *spec, char *host, size_t hlen, char *port,
-		 size_t plen)
+/*
+ * "HOST:PORT", "[HOST]:PORT" (an IPv6 address, as gdb writes it), ":PORT"
+ * or "PORT"; the host defaults to the loopback.  NULL, or what is wrong.
+ */
+static const char *split(const char *spec, char *host, size_t hlen,
+			 char *port, size_t plen)
 {
-	const char *colon = strrchr(spec, ':');
-	size_t n;
+	const char *colon = strrchr(spec, ':'), *h = spec, *digits;
+	size_t n = colon ? (size_t)(colon - spec) : 0;
+	unsigned long v;
 
-	if (!colon) {
-		snprintf(host, hlen, "127.0.0.1");
-		n = strlen(spec);
-		colon = spec - 1;
-	} else {
-		n = (size_t)(colon - spec);
-		if (n >= hlen)
-			return -1;
-		if (n)
-			memcpy(host, spec, n);
-		else
-			snprintf(host, hlen, "127.0.0.1");
-		if (n)
-			host[n] = '\0';
-		n = strlen(colon + 1);
+	if (n >= 2 && spec[0] == '[' && spec[n - 1] == ']') {
+		h++;
+		n -= 2;
 	}
-	if (!n || n >= plen || strspn(colon + 1, "0123456789") != n)
-		return -1;
-	memcpy(port, colon + 1, n + 1);
-	return 0;
+	if (n >= hlen)
+		return "expected HOST:PORT, :PORT or PORT";
+	snprintf(host, hlen, "%.*s", (int)n, h);
+	if (!n)
+		snprintf(host, hlen, "127.0.0.1");
+	digits = colon ? colon + 1 : spec;
+	n = strlen(digits);
+	if (!n || n >= plen || strspn(digits, "0123456789") != n)
+		return "expected HOST:PORT, :PORT or PORT";
+	v = strtoul(digits, NULL, 10);
+	if (n > 5 || v > 65535)
+		return "port out of range (0 to 65535)";
+	snprintf(port, plen, "%lu", v);
+	return NULL;
 }
 
 int listen_on(const char *spec, char *where, size_t wlen, const char **why)
@@ -144,10 +166,9 @@ int listen_on(const char *spec, char *where, size_t wlen, const char **why)
 	struct addrinfo *ai;
 	int fd, one = 1, r;
 
-	if (split(spec, host, sizeof(host), port, sizeof(port))) {
-		*why = "expected HOST:PORT, :PORT or PORT";
+	*why = split(spec, host, sizeof(host), port, sizeof(port));
+	if (*why)
 		return -1;
-	}
 	r = getaddrinfo(host, port, &hints, &ai);
 	if (r) {
 		*why = gai_strerror(r);
@@ -168,18 +189,24 @@ int listen_on(const char *spec, char *where, size_t wlen, const char **why)
 	if (getnameinfo((struct sockaddr *)&sa, salen, h, sizeof(h), p, sizeof(p),
 			NI_NUMERICHOST | NI_NUMERICSERV))
 		snprintf(where, wlen, "%s:%s", host, port);
+	else if (strchr(h, ':'))
+		snprintf(where, wlen, "[%s]:%s", h, p);	/* as gdb takes it */
 	else
 		snprintf(where, wlen, "%s:%s", h, p);
 	return fd;
 }
 
-int accept_one(int lfd)
+int accept_one(int lfd, int stop_fd)
 {
 	int fd, one = 1;
 
-	do
+	do {
+		if (!readable(lfd, stop_fd)) {
+			errno = EINTR;
+			return -1;
+		}
 		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	while (fd < 0 && errno == EINTR);
+	} while (fd < 0 && errno == EINTR);
 	if (fd >= 0)
 		/* Packets are small and answered one by one. */
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));

@@ -9,6 +9,7 @@
 
 struct conn {
 	int in, out;
+	int stop_fd;		/* readable: end as at the end of the stream; -1 */
 	bool eof;
 	uint8_t buf[4096];
 	size_t pos, len;
@@ -32,6 +33,7 @@ int conn_write(struct conn *cn, const void *p, size_t n);
  * unless a host is given), its address in @where; -1 and @why on failure.
  */
 int listen_on(const char *spec, char *where, size_t wlen, const char **why);
-int accept_one(int lfd);
+/* The next connection, or -1 (errno EINTR when @stop_fd became readable). */
+int accept_one(int lfd, int stop_fd);
 
 #endif /* BTRACE_GDB_TRANSPORT_H */

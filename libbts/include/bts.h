@@ -225,6 +225,13 @@ struct bts_writer;
  * bts_writer_abort() removes the temporary file.
  */
 BTS_API int bts_writer_open(const char *path, struct bts_writer **out);
+/*
+ * Everything written so far, pending compact records included, goes to the
+ * temporary file in whole chunks: what a writer killed later leaves is
+ * readable up to there (bts_trace_open_incomplete()).  0 or the writer's
+ * error.
+ */
+BTS_API int bts_writer_sync(struct bts_writer *w);
 BTS_API int bts_writer_session(struct bts_writer *w, int source, int mode,
 			       uint64_t buffer_size);
 BTS_API int bts_writer_process(struct bts_writer *w, pid_t pid, pid_t ppid,
@@ -259,6 +266,13 @@ struct bts_trace_info {
 	int source;		/* &enum ptbts_source */
 	int mode;		/* &enum ptbts_mode */
 	uint64_t buffer_size;
+	/*
+	 * bts_trace_open_incomplete() read a file with no end chunk (its
+	 * recorder was killed): only its first @whole_len bytes, the chunks
+	 * that were whole, are in the trace.
+	 */
+	bool incomplete;
+	uint64_t whole_len;
 };
 
 struct bts_thread_info {
@@ -288,6 +302,14 @@ struct bts_process_info {
  * copies nothing: @buf must outlive the trace.
  */
 BTS_API int bts_trace_open(const char *path, struct bts_trace **out);
+/*
+ * bts_trace_open() for what a recorder that was killed left (a FILE.tmp.PID
+ * with no end chunk, perhaps cut inside a chunk): every whole chunk is
+ * read and validated as bts_trace_open() does, the cut part is left out,
+ * and bts_trace_info()'s @incomplete says so.  A complete file opens as
+ * with bts_trace_open(); damage before the cut is still an error.
+ */
+BTS_API int bts_trace_open_incomplete(const char *path, struct bts_trace **out);
 BTS_API int bts_trace_open_mem(const void *buf, size_t len,
 			       struct bts_trace **out);
 BTS_API void bts_trace_close(struct bts_trace *t);
@@ -543,6 +565,14 @@ struct bts_session_opts {
 BTS_API int bts_session_spawn(char *const argv[],
 			      const struct bts_session_opts *opts,
 			      struct bts_session **out);
+/*
+ * Whether a crash trace named from @pattern (as bts_session_opts's
+ * crash_pattern) for a process running @exe could be written: the name
+ * is not too long, and a file can be created and removed in its
+ * directory.  Checked before tracing starts, since a crash comes once.
+ * Returns 0, -BTS_E_INVAL (a name too long) or -BTS_E_IO (the directory).
+ */
+BTS_API int bts_crash_pattern_check(const char *pattern, const char *exe);
 /* Traces every thread of a running process. */
 BTS_API int bts_session_attach(pid_t pid, const struct bts_session_opts *opts,
 			       struct bts_session **out);

@@ -121,6 +121,32 @@ static char proc_state_switches(pid_t pid, int *tracer, long *switches)
 	return state;
 }
 
+/*
+ * Whether @tracer is btrace @bt or its recorder, a child of @bt (btrace
+ * records in a child that outlives a SIGKILL of btrace itself).
+ */
+static bool traced_by(pid_t bt, int tracer)
+{
+	char path[64], line[256];
+	bool child = false;
+	int ppid;
+	FILE *f;
+
+	if (tracer == bt)
+		return true;
+	if (tracer <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/status", tracer);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "PPid: %d", &ppid) == 1)
+			child = ppid == bt;
+	fclose(f);
+	return child;
+}
+
 static char proc_state(pid_t pid, int *tracer)
 {
 	long switches;
@@ -140,6 +166,39 @@ static void expect_gone(pid_t pid)
 			FAIL("pid %d still runs (state %c)", (int)pid, st);
 		pause_a_little();
 	}
+}
+
+/*
+ * Waits until btrace @bt steps @prog, so that there is something recorded
+ * (the tracer is set at attach already, before the first step); returns
+ * the tracer, btrace's recorder.
+ */
+static pid_t wait_stepped(pid_t prog, pid_t bt)
+{
+	time_t end = time(NULL) + LIMIT_S;
+	int tracer = -1;
+	long switches, base = 0;
+
+	while (proc_state_switches(prog, &tracer, &switches) &&
+	       (!traced_by(bt, tracer) || !base || switches < base + 100)) {
+		if (time(NULL) > end)
+			FAIL("btrace never traced %d", (int)prog);
+		if (traced_by(bt, tracer) && !base)
+			base = switches;
+		pause_a_little();
+	}
+	return tracer;
+}
+
+/* @prog, our child, still runs: it dies of the SIGKILL sent now, no other. */
+static void expect_alive_until_killed(pid_t prog)
+{
+	int status;
+
+	ASSERT_EQ(waitpid(prog, &status, WNOHANG), 0);
+	kill(prog, SIGKILL);
+	ASSERT_EQ(waitpid(prog, &status, 0), prog);
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 }
 
 static char *slurp(const char *name)
@@ -211,27 +270,14 @@ TEST(cli_signals, sigint_detaches_from_an_attached_program)
 	char *btr = tmp("attach.btr"), *pidfile = tmp("pid"), pidarg[16];
 	char *loop[] = { PROG_PATH("cli-loop"), pidfile, NULL };
 	char *argv[] = { BTRACE_PATH(), "record", "-o", btr, "-p", pidarg, NULL };
-	time_t end = time(NULL) + LIMIT_S;
 	pid_t prog = start(loop, "prog"), bt;
-	int tracer = -1, status;
-	long switches, base = 0;
+	int tracer = -1;
 	char st, *err;
 
 	ASSERT_EQ(wait_pidfile(pidfile, 0), prog);
 	snprintf(pidarg, sizeof(pidarg), "%d", (int)prog);
 	bt = start(argv, "btrace");
-	/*
-	 * Stop it once it steps the program, so that there is something: the
-	 * tracer is set at attach already, before the first step.
-	 */
-	while ((st = proc_state_switches(prog, &tracer, &switches)) &&
-	       (tracer != bt || !base || switches < base + 100)) {
-		if (time(NULL) > end)
-			FAIL("btrace never traced %d", (int)prog);
-		if (tracer == bt && !base)
-			base = switches;
-		pause_a_little();
-	}
+	wait_stepped(prog, bt);
 	ASSERT_EQ(kill(bt, SIGINT), 0);
 	EXPECT_EQ(wait_exit(bt), 0);
 	err = slurp("btrace.err");
@@ -241,10 +287,7 @@ TEST(cli_signals, sigint_detaches_from_an_attached_program)
 	st = proc_state(prog, &tracer);
 	EXPECT_TRUE(st == 'R' || st == 'S');
 	EXPECT_EQ(tracer, 0);
-	ASSERT_EQ(waitpid(prog, &status, WNOHANG), 0);
-	kill(prog, SIGKILL);
-	ASSERT_EQ(waitpid(prog, &status, 0), prog);
-	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	expect_alive_until_killed(prog);
 	free(err);
 	free(loop[0]);
 	free(argv[0]);
@@ -299,6 +342,145 @@ TEST(cli_signals, ctrl_c_in_the_terminal_goes_to_the_program)
 	free(err);
 	free(argv[0]);
 	free(argv[5]);
+	free(btr);
+	free(pidfile);
+}
+
+/* Waits until @pid has no tracer (and runs); fails if it is gone. */
+static void wait_untraced(pid_t pid)
+{
+	time_t end = time(NULL) + LIMIT_S;
+	int tracer = -1;
+	char st;
+
+	while ((st = proc_state(pid, &tracer)) && st != 'Z' && tracer != 0) {
+		if (time(NULL) > end)
+			FAIL("pid %d is still traced by %d", (int)pid, tracer);
+		pause_a_little();
+	}
+	if (!st || st == 'Z')
+		FAIL("pid %d died when its tracer let it go", (int)pid);
+}
+
+/* Waits until DIR/@name holds @want (the recorder's last words). */
+static char *wait_text(const char *name, const char *want)
+{
+	time_t end = time(NULL) + LIMIT_S;
+	char *text;
+
+	while (!strstr(text = slurp(name), want)) {
+		if (time(NULL) > end)
+			FAIL("no \"%s\" in %s: %s", want, name, text);
+		free(text);
+		pause_a_little();
+	}
+	return text;
+}
+
+/*
+ * kill -9 of btrace: the process a shell knows is not the tracer, and its
+ * recorder, told of the death, detaches the program with its code restored
+ * (it runs on, as after a SIGINT) and completes the file.
+ */
+TEST(cli_signals, sigkill_of_btrace_leaves_an_attached_program_running)
+{
+	char *btr = tmp("killed.btr"), *pidfile = tmp("pid"), pidarg[16];
+	char *loop[] = { PROG_PATH("cli-loop"), pidfile, NULL };
+	char *argv[] = { BTRACE_PATH(), "record", "-o", btr, "-p", pidarg, NULL };
+	pid_t prog = start(loop, "prog"), bt;
+	char *err;
+
+	ASSERT_EQ(wait_pidfile(pidfile, 0), prog);
+	snprintf(pidarg, sizeof(pidarg), "%d", (int)prog);
+	bt = start(argv, "btrace");
+	wait_stepped(prog, bt);
+	ASSERT_EQ(kill(bt, SIGKILL), 0);
+	EXPECT_EQ(wait_exit(bt), 128 + SIGKILL);
+	wait_untraced(prog);
+	err = wait_text("btrace.err", "btrace: recorded ");
+	expect_summary(err, btr, "; stopped by SIGTERM");
+	expect_complete(btr, prog);
+	/* Alive and untraced: no int3 and no trap flag were left in it. */
+	expect_alive_until_killed(prog);
+	free(err);
+	free(loop[0]);
+	free(argv[0]);
+	free(btr);
+	free(pidfile);
+}
+
+/* btrace dump [--incomplete] --raw @path: its exit code, output into @c. */
+static int dump_raw(const char *path, bool incomplete, struct harness_cmd *c)
+{
+	char *argv[] = { BTRACE_PATH(), "dump", "--raw", (char *)path, NULL, NULL };
+
+	if (incomplete) {
+		argv[3] = (char *)"--incomplete";
+		argv[4] = (char *)path;
+	}
+	ASSERT_EQ(harness_run(argv, LIMIT_S, c), 0);
+	free(argv[0]);
+	return harness_exit_code(c);
+}
+
+/*
+ * kill -9 of the recorder itself: what it recorded until a second before
+ * is in FILE.tmp.PID, which reads as truncated and, with --incomplete,
+ * gives its records with a warning; btrace says where it is (exit 125).
+ */
+TEST(cli_signals, sigkill_of_the_recorder_leaves_an_incomplete_file)
+{
+	char *btr = tmp("cut.btr"), *pidfile = tmp("pid"), pidarg[16];
+	char *loop[] = { PROG_PATH("cli-loop"), pidfile, NULL };
+	char *argv[] = { BTRACE_PATH(), "record", "-o", btr, "-p", pidarg, NULL };
+	pid_t prog = start(loop, "prog"), bt, rec;
+	char part[4200], want[8600], *err;
+	time_t end = time(NULL) + LIMIT_S;
+	struct harness_cmd c;
+	int status;
+
+	ASSERT_EQ(wait_pidfile(pidfile, 0), prog);
+	snprintf(pidarg, sizeof(pidarg), "%d", (int)prog);
+	bt = start(argv, "btrace");
+	rec = wait_stepped(prog, bt);
+	snprintf(part, sizeof(part), "%s.tmp.%d", btr, (int)rec);
+	snprintf(want, sizeof(want), "# thread %d\n0x", (int)prog);
+	/* Records reach the file while the recording goes on. */
+	for (;;) {
+		dump_raw(part, true, &c);
+		if (strstr(c.out, want))
+			break;
+		harness_cmd_free(&c);
+		if (time(NULL) > end)
+			FAIL("no records of %d reached %s", (int)prog, part);
+		pause_a_little();
+	}
+	harness_cmd_free(&c);
+	ASSERT_EQ(kill(rec, SIGKILL), 0);
+	EXPECT_EQ(wait_exit(bt), 125);
+	err = slurp("btrace.err");
+	snprintf(want, sizeof(want), "btrace: the recorder (process %d) was killed "
+		 "by SIGKILL: %s holds what was recorded until then, incomplete "
+		 "(btrace dump --incomplete reads it)\n", (int)rec, part);
+	EXPECT_STREQ(err, want);
+	/* Never taken for whole: plain dump refuses it. */
+	EXPECT_EQ(dump_raw(part, false, &c), 1);
+	EXPECT_TRUE(strstr(c.err, "trace file is truncated") != NULL);
+	harness_cmd_free(&c);
+	EXPECT_EQ(dump_raw(part, true, &c), 0);
+	snprintf(want, sizeof(want), "btrace: warning: %s is incomplete (its "
+		 "recording was cut short): what its first ", part);
+	EXPECT_TRUE(!strncmp(c.err, want, strlen(want)));
+	snprintf(want, sizeof(want), "# thread %d\n0x", (int)prog);
+	EXPECT_TRUE(strstr(c.out, want) != NULL);
+	harness_cmd_free(&c);
+	EXPECT_FALSE(access(btr, F_OK) == 0);
+	/* ptrace-step leaves it its int3s and trap flag: it may be dead. */
+	kill(prog, SIGKILL);
+	ASSERT_EQ(waitpid(prog, &status, 0), prog);
+	free(err);
+	free(loop[0]);
+	free(argv[0]);
 	free(btr);
 	free(pidfile);
 }

@@ -258,7 +258,7 @@ TEST(man, bash_completion)
 		     "[--source]\n"
 		     "[perf-bts ptrace-step]\n"
 		     "[block ring]\n"
-		     "[--insns --insn-range --indent]\n"
+		     "[--insns --insn-range --indent --incomplete]\n"
 		     "[--json -h --help]\n"
 		     "[stats]\n"
 		     "complete -F _btrace btrace\n");

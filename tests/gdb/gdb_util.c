@@ -119,6 +119,20 @@ void gdb_expect_process(const struct harness_cmd *cmd, const char *before,
 	     before, after, cmd->out, cmd->err);
 }
 
+void gdb_read_line(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	while (len < size - 1 && !memchr(buf, '\n', len)) {
+		n = read(fd, buf + len, size - 1 - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+}
+
 bool gdb_wait_gone(pid_t pid)
 {
 	struct timespec ts = { 0, 10 * 1000 * 1000 };

@@ -47,6 +47,12 @@ void gdb_expect_process(const struct harness_cmd *cmd, const char *before,
 #define gdb_expect_exit(cmd, how) \
 	gdb_expect_process(cmd, "[Inferior 1 (", ") " how "]")
 
+/*
+ * What @fd gives until its first newline (a stub's first stderr line,
+ * "listening on ..."), NUL-ended in @buf of @size bytes; less at its end.
+ */
+void gdb_read_line(int fd, char *buf, size_t size);
+
 /* Waits (up to 10 s) until process @pid is gone; true when it is. */
 bool gdb_wait_gone(pid_t pid);
 

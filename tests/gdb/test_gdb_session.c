@@ -144,8 +144,6 @@ static pid_t start_listening(int *port, int *errfd)
 {
 	char *stub = BTRACE_PATH(), *prog = PROG_PATH("gdb-seq");
 	char buf[512];
-	size_t len = 0;
-	ssize_t n;
 	int pe[2];
 	pid_t pid;
 	char *p;
@@ -163,13 +161,7 @@ static pid_t start_listening(int *port, int *errfd)
 	close(pe[1]);
 	free(stub);
 	free(prog);
-	while (len < sizeof(buf) - 1 && !memchr(buf, '\n', len)) {
-		n = read(pe[0], buf + len, sizeof(buf) - 1 - len);
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
+	gdb_read_line(pe[0], buf, sizeof(buf));
 	p = strstr(buf, "listening on 127.0.0.1:");
 	if (!p)
 		FAIL("the stub did not listen: %s", buf);

@@ -275,6 +275,10 @@ TEST(trace_bad, nothing_after_the_end)
 	EXPECT_EQ(check_img(&m), -BTS_E_FORMAT);
 }
 
+/*
+ * A file that ends with its end chunk was written whole: a length that
+ * runs past it is damage, not an interrupted recording.
+ */
 TEST(trace_bad, chunk_length_overruns_the_file)
 {
 	struct img m;
@@ -282,12 +286,33 @@ TEST(trace_bad, chunk_length_overruns_the_file)
 
 	sample(&m);
 	memcpy(m.b + 144 + 4, &len, 4);
-	EXPECT_EQ(check_img(&m), -BTS_E_TRUNCATED);
+	EXPECT_EQ(check_img(&m), -BTS_E_FORMAT);
 	EXPECT_STREQ(bts_errdetail(),
-		     "truncated: the file ends inside the chunk at offset 144 (an interrupted recording?)");
+		     "offset 144: the chunk there runs past the end of the file: "
+		     "the file is damaged");
 	len = UINT32_MAX;
 	memcpy(m.b + 144 + 4, &len, 4);
-	EXPECT_EQ(check_img(&m), -BTS_E_TRUNCATED);
+	EXPECT_EQ(check_img(&m), -BTS_E_FORMAT);
+	/* Without its end chunk, the same file was cut short. */
+	EXPECT_EQ(check(m.b, m.n - 24), -BTS_E_TRUNCATED);
+	EXPECT_STREQ(bts_errdetail(),
+		     "truncated: the file ends inside the chunk at offset 144 (an interrupted recording?)");
+}
+
+/* Types stay small: a huge one is damage, not a newer libbts's. */
+TEST(trace_bad, damaged_chunk_type_says_damaged)
+{
+	struct img m;
+	uint32_t type = 0x7f3a0004;
+
+	sample(&m);
+	memcpy(m.b + 144, &type, 4);
+	EXPECT_EQ(check_img(&m), -BTS_E_FORMAT);
+	EXPECT_STREQ(bts_errdetail(),
+		     "offset 144: 0x7f3a0004 is no chunk type: the file is damaged");
+	type |= 1u << 31;	/* "optional" does not make it one */
+	memcpy(m.b + 144, &type, 4);
+	EXPECT_EQ(check_img(&m), -BTS_E_FORMAT);
 }
 
 TEST(trace_bad, field_lengths_overrun_the_chunk)

@@ -545,10 +545,10 @@ TEST(trace_file, files_that_are_not_traces)
 	EXPECT_STREQ(bts_errdetail(), "not a trace file");
 	EXPECT_EQ(bts_trace_open(empty, &t), -BTS_E_FORMAT);
 	EXPECT_STREQ(bts_errdetail(), "empty file: not a trace file");
-	EXPECT_EQ(bts_trace_open(harness_tmpdir(), &t), -BTS_E_IO);
-	EXPECT_STREQ(bts_errdetail(), "cannot read: Is a directory");
-	EXPECT_EQ(bts_trace_open(fifo, &t), -BTS_E_IO);
-	EXPECT_STREQ(bts_errdetail(), "cannot read: not a regular file");
+	EXPECT_EQ(bts_trace_open(harness_tmpdir(), &t), -BTS_E_FORMAT);
+	EXPECT_STREQ(bts_errdetail(), "a directory");
+	EXPECT_EQ(bts_trace_open(fifo, &t), -BTS_E_FORMAT);
+	EXPECT_STREQ(bts_errdetail(), "not a regular file");
 	EXPECT_EQ(bts_trace_open(none, &t), -BTS_E_IO);
 	EXPECT_STREQ(bts_errdetail(), "cannot open: No such file or directory");
 	EXPECT_EQ(bts_trace_open_mem(NULL, 0, &t), -BTS_E_FORMAT);
@@ -590,6 +590,94 @@ TEST(trace_file, main_thread_exit_ends_the_process)
 	/* No exit at all (a detached process runs on). */
 	EXPECT_FALSE(bts_trace_process(t, 1)->exited);
 	EXPECT_FALSE(bts_trace_thread(t, 3)->exited);
+	bts_trace_close(t);
+	free(path);
+}
+
+/* What took PATH while the file was written is not replaced either. */
+TEST(trace_file, close_does_not_replace_a_fifo_made_meanwhile)
+{
+	char *path = tpath("t.btr");
+	struct bts_writer *w;
+	struct stat st;
+
+	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_process(w, 1, 0, "/sbin/init"), 0);
+	ASSERT_EQ(mkfifo(path, 0600), 0);
+	EXPECT_EQ(bts_writer_close(w), -BTS_E_INVAL);
+	EXPECT_TRUE(strstr(bts_errdetail(), "a FIFO, not a regular file") != NULL);
+	ASSERT_EQ(lstat(path, &st), 0);
+	EXPECT_TRUE(S_ISFIFO(st.st_mode));
+	EXPECT_EQ(count_entries(harness_tmpdir()), 1);
+	ASSERT_EQ(bts_writer_open(path, &w), -BTS_E_INVAL);
+	EXPECT_EQ(count_entries(harness_tmpdir()), 1);
+	free(path);
+}
+
+/* Records of thread 1 in @t, each checked to be rec(0x1000 + i, 0x2000 + i). */
+static uint64_t count_recs(struct bts_trace *t)
+{
+	struct bts_rec_iter it;
+	struct ptbts_record r;
+	uint64_t n;
+
+	bts_trace_records(t, 0, &it);
+	for (n = 0; bts_rec_next(&it, &r); n++)
+		if (r.from != 0x1000 + n || r.to != 0x2000 + n)
+			FAIL("record %llu is wrong", (unsigned long long)n);
+	return n;
+}
+
+/*
+ * What a killed recorder leaves (no end chunk, cut inside a chunk) opens
+ * with bts_trace_open_incomplete(): the whole chunks, marked incomplete.
+ */
+TEST(trace_file, incomplete_file_reads_up_to_its_last_whole_chunk)
+{
+	static struct ptbts_record recs[3000];
+	char *path = tpath("t.btr"), tmp[512];
+	struct bts_writer *w;
+	struct bts_trace *t;
+	struct stat st;
+	off_t synced;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	for (size_t i = 0; i < 3000; i++)
+		recs[i] = rec(0x1000 + i, 0x2000 + i, 0);
+	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_process(w, 1, 0, "/sbin/init"), 0);
+	ASSERT_EQ(bts_writer_thread(w, 1, 1), 0);
+	ASSERT_EQ(bts_writer_records(w, 1, 1, recs, 1000), 0);
+	/* The writer's buffer and pending compact records reach the file. */
+	ASSERT_EQ(bts_writer_sync(w), 0);
+	ASSERT_EQ(stat(tmp, &st), 0);
+	synced = st.st_size;
+	ASSERT_EQ(bts_writer_records(w, 1, 1, recs + 1000, 2000), 0);
+	ASSERT_EQ(bts_writer_sync(w), 0);
+	ASSERT_EQ(stat(tmp, &st), 0);
+	ASSERT_GT(st.st_size, synced);
+
+	EXPECT_EQ(bts_trace_open(tmp, &t), -BTS_E_TRUNCATED);
+	ASSERT_EQ(bts_trace_open_incomplete(tmp, &t), 0);
+	EXPECT_TRUE(bts_trace_info(t)->incomplete);
+	EXPECT_EQ(bts_trace_info(t)->whole_len, (uint64_t)st.st_size);
+	EXPECT_EQ(count_recs(t), 3000u);
+	bts_trace_close(t);
+
+	/* Cut inside the second batch's chunk: the first batch remains. */
+	ASSERT_EQ(truncate(tmp, synced + 40), 0);
+	ASSERT_EQ(bts_trace_open_incomplete(tmp, &t), 0);
+	EXPECT_TRUE(bts_trace_info(t)->incomplete);
+	EXPECT_EQ(bts_trace_info(t)->whole_len, (uint64_t)synced);
+	EXPECT_EQ(count_recs(t), 1000u);
+	bts_trace_close(t);
+	bts_writer_abort(w);
+
+	/* A whole file is not incomplete. */
+	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_trace_open_incomplete(path, &t), 0);
+	EXPECT_FALSE(bts_trace_info(t)->incomplete);
 	bts_trace_close(t);
 	free(path);
 }
