@@ -33,6 +33,15 @@ void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void error_bts(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
+ * A name from a trace (exe, path, object) for text output: itself when it
+ * is plain printable text, else quoted with C escapes as git shows paths
+ * (escape.c).  The result lasts for the next three calls of either.
+ */
+const char *shown(const char *name);
+/* A message with its control characters escaped, without quotes. */
+const char *shown_msg(const char *msg);
+
+/*
  * "4096", "64K", "4M", "1G" (powers of 1024) into bytes.  0 and sizes that
  * do not fit in 64 bits are errors.  Returns 0 or -1.
  */

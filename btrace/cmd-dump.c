@@ -178,7 +178,7 @@ static void print_addr(struct bts_symbolizer *sym, uint64_t addr)
 		/* No function: the file, as gdb's "?? () from FILE". */
 		name = bts_symbolize_object(sym, addr);
 		if (name)
-			printf(" <?? from %s>", name);
+			printf(" <?? from %s>", shown(name));
 		return;
 	}
 	if (off)
@@ -291,7 +291,7 @@ static void print_images(const struct bts_trace *t, pid_t pid)
 		const struct bts_image_info *im = bts_trace_image(t, pid, k);
 
 		printf("# process %d exec'd %s\n", (int)pid,
-		       im->exe && *im->exe ? im->exe : "?");
+		       im->exe && *im->exe ? shown(im->exe) : "?");
 	}
 }
 
@@ -309,7 +309,7 @@ static void print_header(const struct bts_trace *t)
 		char what[48];
 
 		printf("# process %d (parent %d): %s\n", (int)pr->pid,
-		       (int)pr->ppid, pr->exe ? pr->exe : "?");
+		       (int)pr->ppid, pr->exe ? shown(pr->exe) : "?");
 		print_images(t, pr->pid);
 		snprintf(what, sizeof(what), "process %d", (int)pr->pid);
 		if (pr->exited)

@@ -11,15 +11,21 @@
 
 #include "btrace.h"
 
+/* One line, whatever names the message carries (escape.c). */
+static void put_line(const char *line)
+{
+	fprintf(stderr, "btrace: %s\n", shown_msg(line));
+}
+
 void error(const char *fmt, ...)
 {
+	char line[8192];
 	va_list ap;
 
-	fputs("btrace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	put_line(line);
 }
 
 /*
@@ -41,13 +47,13 @@ void error_bts(int err, const char *fmt, ...)
 	    && !strstr(detail, what))
 		detail += len + 2;
 	if (!detail || !*detail)
-		fprintf(stderr, "btrace: %s: %s\n", prefix, what);
+		error("%s: %s", prefix, what);
 	else if (!strstr(detail, what))
-		fprintf(stderr, "btrace: %s: %s (%s)\n", prefix, what, detail);
+		error("%s: %s (%s)", prefix, what, detail);
 	else if (!strncmp(detail, prefix, strlen(prefix)))
-		fprintf(stderr, "btrace: %s\n", detail);
+		put_line(detail);
 	else
-		fprintf(stderr, "btrace: %s: %s\n", prefix, detail);
+		error("%s: %s", prefix, detail);
 }
 
 static int suffix_shift(const char *end)

@@ -5,6 +5,7 @@
  * and a device may act on being opened; each view says the file is not a
  * regular file and goes on without it.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,54 @@ TEST(hostile_paths, a_device_in_the_maps_is_not_opened)
 	char *btr = craft("device.btr", "/bin/true", "/dev/null");
 
 	views_pass_over(btr, "/dev/null");
+	unlink(btr);
+	free(btr);
+}
+
+/* No byte of @s is a control character but the newlines ending lines. */
+static bool plain_lines(const char *s)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f)
+			return false;
+	return true;
+}
+
+/*
+ * Names with an escape sequence and a newline that would forge a line of
+ * output: each view shows them escaped, as git shows such paths.
+ */
+TEST(hostile_paths, names_are_escaped_in_text_output)
+{
+	const char *exe = "/bin/\033[31mred\nthread 1 (process 1)";
+	const char *path = "/nonexistent/\033]0;title\007lib\n.so";
+	const char *views[][3] = {
+		{ "stats", NULL, NULL }, { "dump", NULL, NULL },
+		{ "dump", "--insns", NULL }, { "dump", "--calls", NULL },
+		{ "report", NULL, NULL }, { "replay", NULL, NULL },
+		{ "info", NULL, NULL },
+	};
+	char *btr = craft("names.btr", exe, path);
+	struct harness_cmd cmd;
+
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		const char *a1 = views[i][1] ? views[i][1] : btr;
+		const char *a2 = views[i][1] ? btr : NULL;
+
+		harness_btrace(&cmd, 20, views[i][0], a1, a2, NULL);
+		if (!plain_lines(cmd.out) || !plain_lines(cmd.err))
+			harness_fail(__FILE__, __LINE__, "btrace %s %s: raw names in:\n%s\n%s",
+				     views[i][0], a1, cmd.out, cmd.err);
+		EXPECT_TRUE(strstr(cmd.out, "\nthread 1 (process 1)") == NULL);
+		EXPECT_TRUE(strstr(cmd.err, "\nthread 1 (process 1)") == NULL);
+		/* Each shows one of the names, escaped. */
+		if (!strstr(cmd.out, "\\033[31mred\\nthread 1 (process 1)") &&
+		    !strstr(cmd.out, "\\033]0;title\\alib\\n.so") &&
+		    !strstr(cmd.err, "\\033]0;title\\alib\\n.so"))
+			harness_fail(__FILE__, __LINE__, "btrace %s %s: no escaped name in:\n%s\n%s",
+				     views[i][0], a1, cmd.out, cmd.err);
+		harness_cmd_free(&cmd);
+	}
 	unlink(btr);
 	free(btr);
 }
