@@ -32,6 +32,14 @@ void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The same for a libbts failure: "btrace: " prefix ": " errstr[: detail]. */
 void error_bts(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+struct bts_trace;
+/*
+ * bts_trace_open() for a view: should the file shrink under its mapping
+ * all the same (trace_guard.c), the view stops with an error that says so
+ * rather than die of SIGBUS.
+ */
+int open_trace(const char *path, struct bts_trace **out);
+
 /*
  * A name from a trace (exe, path, object) for text output: itself when it
  * is plain printable text, else quoted with C escapes as git shows paths

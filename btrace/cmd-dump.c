@@ -137,6 +137,15 @@ static int bad_record(const char *path, pid_t tid, uint64_t index)
 	return EXIT_FAILED;
 }
 
+/* 0, or EXIT_FAILED said when reading records failed (a changed file). */
+static int records_failed(int ret, const char *path, pid_t tid)
+{
+	if (ret >= 0)
+		return 0;
+	error_bts(ret, "%s: thread %d", path, (int)tid);
+	return EXIT_FAILED;
+}
+
 /* ------------------------------------------------------------------ raw */
 
 static int dump_thread_raw(const char *path, const struct bts_trace *t, size_t i)
@@ -145,10 +154,11 @@ static int dump_thread_raw(const char *path, const struct bts_trace *t, size_t i
 	struct ptbts_record rec;
 	struct bts_rec_iter it;
 	uint64_t index = 0;
+	int ret;
 
 	printf("# thread %d\n", (int)th->tid);
 	bts_trace_records(t, i, &it);
-	for (; bts_rec_next(&it, &rec) > 0; index++) {
+	for (; (ret = bts_rec_next(&it, &rec)) > 0; index++) {
 		int kind = bts_record_kind(&rec);
 
 		if (kind < 0)
@@ -161,7 +171,7 @@ static int dump_thread_raw(const char *path, const struct bts_trace *t, size_t i
 		print_marker(kind, rec.to);
 		putchar('\n');
 	}
-	return 0;
+	return records_failed(ret, path, th->tid);
 }
 
 /* ------------------------------------------------------------- branches */
@@ -258,6 +268,7 @@ static int dump_branches(struct dump_ctx *c, size_t i)
 	struct bts_rec_iter it;
 	uint64_t index = 0, lo = 1, hi = 0;
 	char what[48];
+	int ret = 0;
 
 	dump_range(c->o, 0, th->nrecords, &lo, &hi);
 	if (!c->o->json)
@@ -266,7 +277,7 @@ static int dump_branches(struct dump_ctx *c, size_t i)
 	/* --last, --from: straight to the first record shown (issue 5). */
 	if (lo && lo <= hi && bts_rec_seek(&it, lo))
 		index = lo;
-	for (; index <= hi && bts_rec_next(&it, &rec) > 0; index++) {
+	for (; index <= hi && (ret = bts_rec_next(&it, &rec)) > 0; index++) {
 		int kind = bts_record_kind(&rec);
 
 		if (kind < 0)
@@ -278,6 +289,8 @@ static int dump_branches(struct dump_ctx *c, size_t i)
 		else
 			dump_branch_text(sym, index, &rec, kind);
 	}
+	if (ret < 0)
+		return records_failed(ret, c->path, th->tid);
 	snprintf(what, sizeof(what), "thread %d", (int)th->tid);
 	if (th->exited && !c->o->json)
 		print_status(what, th->status);
@@ -376,7 +389,7 @@ static int dump_file(const char *path, const struct dump_opts *o)
 	static char buf[1 << 16];
 	struct dump_ctx c = { .path = path, .o = o };
 	struct bts_trace *t;
-	int ret = bts_trace_open(path, &t);
+	int ret = open_trace(path, &t);
 
 	if (ret < 0) {
 		error_bts(ret, "%s", path);

@@ -139,7 +139,7 @@ static void print_json(const struct bts_trace *t)
 int info_trace(const char *path, bool json)
 {
 	struct bts_trace *t;
-	int ret = bts_trace_open(path, &t);
+	int ret = open_trace(path, &t);
 
 	if (ret < 0) {
 		error_bts(ret, "%s", path);

@@ -277,9 +277,12 @@ static int refill(struct bts_insn_decoder *d)
 	struct ptbts_record rec;
 
 	while (!d->nqueue) {
-		int kind, ret;
+		int kind, ret = bts_rec_next(&d->it, &rec);
 
-		if (bts_rec_next(&d->it, &rec) <= 0)
+		/* An error: the file changed since it was opened (trace_guard.c). */
+		if (ret < 0)
+			return ret;
+		if (!ret)
 			return d->tail_done ? 0 : tail(d);
 		kind = bts_record_kind(&rec);
 		if (kind < 0 || !rec.from) {

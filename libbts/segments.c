@@ -335,7 +335,8 @@ static int build(struct bts_insn_decoder *d, struct builder *bd)
 		if (ret < 0)
 			return bts_fail(BTS_E_NOMEM, "call history");
 	}
-	return ret < 0 ? bts_fail(-ret, "call history: decoding") : 0;
+	/* The decoder's detail says what went wrong (a file that changed...). */
+	return ret < 0 ? ret : 0;
 }
 
 int bts_call_history_build(const struct bts_trace *t, size_t thread,

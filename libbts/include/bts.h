@@ -332,7 +332,11 @@ struct bts_rec_iter {
 };
 BTS_API void bts_trace_records(const struct bts_trace *t, size_t thread,
 			       struct bts_rec_iter *it);
-/* 1 and *rec filled, or 0 at the end. */
+/*
+ * 1 and *rec filled, 0 at the end, or a negative error (-BTS_E_FORMAT,
+ * -BTS_E_IO) when the file changed since it was opened; it then reads no
+ * further.
+ */
 BTS_API int bts_rec_next(struct bts_rec_iter *it, struct ptbts_record *rec);
 
 /* ------------------------------------------------------------- symbols */
