@@ -100,6 +100,7 @@ static const char *const gap_names[] = {
 	[PTBTS_GAP_UNREADABLE]	= "unreadable",
 	[PTBTS_GAP_DISABLED]	= "disabled",
 	[PTBTS_GAP_UNDECODABLE]	= "undecodable",
+	[PTBTS_GAP_CODE_CHANGED] = "code-changed",
 };
 
 /* A marker as the text after "# ", the same in both layouts. */

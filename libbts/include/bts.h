@@ -420,6 +420,9 @@ enum bts_gap_reason {
 	BTS_GAP_NO_PATH,	/* straight-line code does not reach the next
 				 * record's from (@gap_arg) */
 	BTS_GAP_NOT_BRANCH,	/* the record's from (@gap_arg) is no branch */
+	BTS_GAP_CODE_CHANGED,	/* the code at @gap_arg ran in a version that
+				 * was rewritten later (a JIT's): the bytes the
+				 * trace holds are not those that ran */
 	BTS_GAP_MAX,
 };
 

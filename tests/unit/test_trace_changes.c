@@ -144,11 +144,13 @@ TEST(trace_changes, raw_records_changed_after_opening_are_an_error)
 	EXPECT_TRUE(strstr(bts_errdetail(), "changed since the trace was opened") != NULL);
 
 	/* The decoder passes it on: an error, not a history with a hole. */
-	ASSERT_EQ(bts_insn_decoder_alloc(t, 0, NULL, &d), 0);
-	while ((ret = bts_insn_next(d, &e)) > 0)
-		;
+	ret = bts_insn_decoder_alloc(t, 0, NULL, &d);
+	if (!ret) {
+		while ((ret = bts_insn_next(d, &e)) > 0)
+			;
+		bts_insn_decoder_free(d);
+	}
 	EXPECT_EQ(ret, -BTS_E_FORMAT);
-	bts_insn_decoder_free(d);
 	bts_trace_close(t);
 	unlink(path);
 	free(path);
