@@ -32,6 +32,23 @@ void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The same for a libbts failure: "btrace: " prefix ": " errstr[: detail]. */
 void error_bts(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+struct bts_trace;
+/*
+ * bts_trace_open() for a view: should the file shrink under its mapping
+ * all the same (trace_guard.c), the view stops with an error that says so
+ * rather than die of SIGBUS.
+ */
+int open_trace(const char *path, bool incomplete_ok, struct bts_trace **out);
+
+/*
+ * A name from a trace (exe, path, object) for text output: itself when it
+ * is plain printable text, else quoted with C escapes as git shows paths
+ * (escape.c).  The result lasts for the next three calls of either.
+ */
+const char *shown(const char *name);
+/* A message with its control characters escaped, without quotes. */
+const char *shown_msg(const char *msg);
+
 /*
  * setuid-note.c: one line on stderr, "btrace: @cmd: note: ...", when
  * @prog is set-user-ID or set-group-ID and will run without those

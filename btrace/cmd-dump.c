@@ -47,7 +47,8 @@ static const struct command_help dump_help = {
 	"  0xFROM 0xTO            a branch or asynchronous record (lower-case hex)\n"
 	"  # exec 0xENTRY         the thread exec'd a program entered at ENTRY\n"
 	"  # lost N               N records were lost here\n"
-	"  # gap REASON           a hole: unknown, unreadable, disabled, undecodable\n"
+	"  # gap REASON           a hole: unknown, unreadable, disabled, undecodable;\n"
+	"                         code-changed: no hole, the code ahead was rewritten\n"
 	"  # filtered N           N branches ran but were not recorded\n"
 	"and nothing else.\n"
 	"\n"
@@ -88,7 +89,7 @@ static const struct command_help dump_help = {
 	"               first, last (instruction numbers), file, line_min,\n"
 	"               line_max (with --line-range, when known)\n"
 	"  gaps         gap (lost, marker, filtered, exec, nocode, undecodable,\n"
-	"               no-path, not-branch), arg, text\n"
+	"               no-path, not-branch, code-changed), arg, text\n"
 	"\n"
 	"Exit status: 0; 1 when FILE cannot be read (missing, not a trace,\n"
 	"truncated, damaged) or has no thread TID; 2 for a bad command line.\n"
@@ -100,6 +101,7 @@ static const char *const gap_names[] = {
 	[PTBTS_GAP_UNREADABLE]	= "unreadable",
 	[PTBTS_GAP_DISABLED]	= "disabled",
 	[PTBTS_GAP_UNDECODABLE]	= "undecodable",
+	[PTBTS_GAP_CODE_CHANGED] = "code-changed",
 };
 
 /* A marker as the text after "# ", the same in both layouts. */
@@ -137,6 +139,15 @@ static int bad_record(const char *path, pid_t tid, uint64_t index)
 	return EXIT_FAILED;
 }
 
+/* 0, or EXIT_FAILED said when reading records failed (a changed file). */
+static int records_failed(int ret, const char *path, pid_t tid)
+{
+	if (ret >= 0)
+		return 0;
+	error_bts(ret, "%s: thread %d", path, (int)tid);
+	return EXIT_FAILED;
+}
+
 /* ------------------------------------------------------------------ raw */
 
 static int dump_thread_raw(const char *path, const struct bts_trace *t, size_t i)
@@ -145,10 +156,11 @@ static int dump_thread_raw(const char *path, const struct bts_trace *t, size_t i
 	struct ptbts_record rec;
 	struct bts_rec_iter it;
 	uint64_t index = 0;
+	int ret;
 
 	printf("# thread %d\n", (int)th->tid);
 	bts_trace_records(t, i, &it);
-	for (; bts_rec_next(&it, &rec) > 0; index++) {
+	for (; (ret = bts_rec_next(&it, &rec)) > 0; index++) {
 		int kind = bts_record_kind(&rec);
 
 		if (kind < 0)
@@ -161,7 +173,7 @@ static int dump_thread_raw(const char *path, const struct bts_trace *t, size_t i
 		print_marker(kind, rec.to);
 		putchar('\n');
 	}
-	return 0;
+	return records_failed(ret, path, th->tid);
 }
 
 /* ------------------------------------------------------------- branches */
@@ -178,7 +190,7 @@ static void print_addr(struct bts_symbolizer *sym, uint64_t addr)
 		/* No function: the file, as gdb's "?? () from FILE". */
 		name = bts_symbolize_object(sym, addr);
 		if (name)
-			printf(" <?? from %s>", name);
+			printf(" <?? from %s>", shown(name));
 		return;
 	}
 	if (off)
@@ -258,6 +270,7 @@ static int dump_branches(struct dump_ctx *c, size_t i)
 	struct bts_rec_iter it;
 	uint64_t index = 0, lo = 1, hi = 0;
 	char what[48];
+	int ret = 0;
 
 	dump_range(c->o, 0, th->nrecords, &lo, &hi);
 	if (!c->o->json)
@@ -266,7 +279,7 @@ static int dump_branches(struct dump_ctx *c, size_t i)
 	/* --last, --from: straight to the first record shown (issue 5). */
 	if (lo && lo <= hi && bts_rec_seek(&it, lo))
 		index = lo;
-	for (; index <= hi && bts_rec_next(&it, &rec) > 0; index++) {
+	for (; index <= hi && (ret = bts_rec_next(&it, &rec)) > 0; index++) {
 		int kind = bts_record_kind(&rec);
 
 		if (kind < 0)
@@ -278,6 +291,8 @@ static int dump_branches(struct dump_ctx *c, size_t i)
 		else
 			dump_branch_text(sym, index, &rec, kind);
 	}
+	if (ret < 0)
+		return records_failed(ret, c->path, th->tid);
 	snprintf(what, sizeof(what), "thread %d", (int)th->tid);
 	if (th->exited && !c->o->json)
 		print_status(what, th->status);
@@ -291,7 +306,7 @@ static void print_images(const struct bts_trace *t, pid_t pid)
 		const struct bts_image_info *im = bts_trace_image(t, pid, k);
 
 		printf("# process %d exec'd %s\n", (int)pid,
-		       im->exe && *im->exe ? im->exe : "?");
+		       im->exe && *im->exe ? shown(im->exe) : "?");
 	}
 }
 
@@ -309,7 +324,7 @@ static void print_header(const struct bts_trace *t)
 		char what[48];
 
 		printf("# process %d (parent %d): %s\n", (int)pr->pid,
-		       (int)pr->ppid, pr->exe ? pr->exe : "?");
+		       (int)pr->ppid, pr->exe ? shown(pr->exe) : "?");
 		print_images(t, pr->pid);
 		snprintf(what, sizeof(what), "process %d", (int)pr->pid);
 		if (pr->exited)
@@ -377,8 +392,7 @@ static int dump_file(const char *path, const struct dump_opts *o)
 	struct dump_ctx c = { .path = path, .o = o };
 	struct bts_trace *t;
 	const struct bts_trace_info *info;
-	int ret = o->incomplete ? bts_trace_open_incomplete(path, &t)
-				: bts_trace_open(path, &t);
+	int ret = open_trace(path, o->incomplete, &t);
 
 	if (ret < 0) {
 		error_bts(ret, "%s", path);

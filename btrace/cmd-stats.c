@@ -146,10 +146,13 @@ static uint64_t count_markers(const struct bts_trace *t, size_t thread)
 	struct ptbts_record rec;
 	struct bts_rec_iter it;
 	uint64_t n = 0;
+	int ret;
 
 	bts_trace_records(t, thread, &it);
-	while (bts_rec_next(&it, &rec) > 0)
+	while ((ret = bts_rec_next(&it, &rec)) > 0)
 		n += !rec.from;
+	if (ret < 0)
+		error_bts(ret, "stats: thread %d", (int)bts_trace_thread(t, thread)->tid);
 	return n;
 }
 
@@ -230,7 +233,7 @@ static int stats_file(const char *path)
 	struct proc_sym *syms;
 	struct bts_trace *t;
 	size_t nsyms = 0;
-	int ret = bts_trace_open(path, &t);
+	int ret = open_trace(path, false, &t);
 
 	if (ret < 0) {
 		error_bts(ret, "%s", path);

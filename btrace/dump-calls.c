@@ -31,7 +31,7 @@ void dump_call_text(const struct dump_opts *o, const struct bts_segment *s)
 		printf("%*s", 2 * s->level, "");
 	fputs(s->function ? s->function : "??", stdout);
 	if (!s->function && s->object)
-		printf(" from %s", s->object);
+		printf(" from %s", shown(s->object));
 	if (o->insn_range)
 		printf("\tinst %" PRIu64 ",%" PRIu64, s->first, s->last);
 	if (o->line_range && s->file) {

@@ -95,6 +95,7 @@ static const char *const marker_gaps[] = {
 	[PTBTS_GAP_UNREADABLE]	= "unreadable",
 	[PTBTS_GAP_DISABLED]	= "disabled",
 	[PTBTS_GAP_UNDECODABLE]	= "undecodable",
+	[PTBTS_GAP_CODE_CHANGED] = "code-changed",
 };
 
 void dump_gap_text(int reason, uint64_t arg, char *buf, size_t len)
@@ -128,6 +129,10 @@ void dump_gap_text(int reason, uint64_t arg, char *buf, size_t len)
 		break;
 	case BTS_GAP_NOT_BRANCH:
 		snprintf(buf, len, "no branch at 0x%" PRIx64, arg);
+		break;
+	case BTS_GAP_CODE_CHANGED:
+		snprintf(buf, len, "code at 0x%" PRIx64 " rewritten later: "
+			 "the trace holds only its last version", arg);
 		break;
 	default:
 		snprintf(buf, len, "unknown gap");

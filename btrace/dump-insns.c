@@ -104,7 +104,7 @@ static void print_text(struct insn_view *v, const struct bts_insn_entry *e)
 	if (v->sym && bts_symbolize(v->sym, e->ip, &name, &off) == 0)
 		printf(" <%s+%" PRIu64 ">", name, off);
 	else if ((name = bts_symbolize_object(v->sym, e->ip)))
-		printf(" <?? from %s>", name);
+		printf(" <?? from %s>", shown(name));
 	if (v->c->o->raw_bytes) {
 		raw_bytes(e, raw, sizeof(raw));
 		printf(":\t%s\t%s\n", raw, dis);

@@ -50,7 +50,7 @@ static void print_maps_text(const struct bts_image_info *im)
 		build_id_hex(m, id);
 		printf("    0x%016" PRIx64 "-0x%016" PRIx64 " %s %08" PRIx64 " %s%s%s\n",
 		       m->start, m->end, prot, m->offset,
-		       *m->path ? m->path : "[anonymous]", *id ? " build-id " : "", id);
+		       *m->path ? shown(m->path) : "[anonymous]", *id ? " build-id " : "", id);
 	}
 }
 
@@ -74,7 +74,7 @@ static void print_text(const struct bts_trace *t)
 		for (size_t k = 0; k < bts_trace_nimages(t, pr->pid); k++) {
 			const struct bts_image_info *im = bts_trace_image(t, pr->pid, k);
 
-			printf("  image %zu: %s", k, *im->exe ? im->exe : "?");
+			printf("  image %zu: %s", k, *im->exe ? shown(im->exe) : "?");
 			if (k)
 				printf(" (exec by thread %d, entry 0x%" PRIx64 ")",
 				       (int)im->tid, im->entry);
@@ -139,7 +139,7 @@ static void print_json(const struct bts_trace *t)
 int info_trace(const char *path, bool json)
 {
 	struct bts_trace *t;
-	int ret = bts_trace_open(path, &t);
+	int ret = open_trace(path, false, &t);
 
 	if (ret < 0) {
 		error_bts(ret, "%s", path);

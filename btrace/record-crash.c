@@ -62,7 +62,7 @@ void record_print_processes(const struct bts_session *s)
 
 		describe(p, how, sizeof(how));
 		fprintf(stderr, "btrace:   process %d (%s, parent %d): %s\n",
-			(int)p->pid, base_name(p->exe), (int)p->ppid, how);
+			(int)p->pid, shown(base_name(p->exe)), (int)p->ppid, shown_msg(how));
 	}
 }
 

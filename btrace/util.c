@@ -2,24 +2,32 @@
 /* Error lines and size parsing, shared by every command. */
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <bts.h>
 
 #include "btrace.h"
 
+/* One line, whatever names the message carries (escape.c). */
+static void put_line(const char *line)
+{
+	fprintf(stderr, "btrace: %s\n", shown_msg(line));
+}
+
 void error(const char *fmt, ...)
 {
+	char line[8192];
 	va_list ap;
 
-	fputs("btrace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	put_line(line);
 }
 
 /*
@@ -41,13 +49,13 @@ void error_bts(int err, const char *fmt, ...)
 	    && !strstr(detail, what))
 		detail += len + 2;
 	if (!detail || !*detail)
-		fprintf(stderr, "btrace: %s: %s\n", prefix, what);
+		error("%s: %s", prefix, what);
 	else if (!strstr(detail, what))
-		fprintf(stderr, "btrace: %s: %s (%s)\n", prefix, what, detail);
+		error("%s: %s (%s)", prefix, what, detail);
 	else if (!strncmp(detail, prefix, strlen(prefix)))
-		fprintf(stderr, "btrace: %s\n", detail);
+		put_line(detail);
 	else
-		fprintf(stderr, "btrace: %s: %s\n", prefix, detail);
+		error("%s: %s", prefix, detail);
 }
 
 static int suffix_shift(const char *end)
@@ -80,5 +88,43 @@ int parse_size(const char *s, uint64_t *out)
 	if (shift < 0 || v > (UINT64_MAX >> shift))
 		return -1;
 	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static char sigbus_msg[1024];
+static size_t sigbus_len;
+
+/*
+ * A read of a mapped file past its end (BUS_ADRERR); any other SIGBUS is
+ * a bug: the handler is reset, and the fault comes back to kill as it would.
+ */
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	(void)sig;
+	(void)ctx;
+	if (si->si_code != BUS_ADRERR)
+		return;
+	/* Should stderr fail too, the exit status still says it. */
+	sigbus_len = (size_t)write(STDERR_FILENO, sigbus_msg, sigbus_len);
+	_exit(EXIT_FAILED);
+}
+
+int open_trace(const char *path, bool incomplete_ok, struct bts_trace **out)
+{
+	struct sigaction sa = {
+		.sa_sigaction = on_sigbus,
+		.sa_flags = SA_SIGINFO | SA_RESETHAND,
+	};
+	int ret = incomplete_ok ? bts_trace_open_incomplete(path, out)
+				: bts_trace_open(path, out);
+
+	if (ret < 0)
+		return ret;
+	snprintf(sigbus_msg, sizeof(sigbus_msg),
+		 "btrace: %s: the trace file shrank while it was read "
+		 "(rewritten in place?): stopped\n", shown_msg(path));
+	sigbus_len = strlen(sigbus_msg);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
 	return 0;
 }

@@ -21,6 +21,8 @@ struct bts_insn_decoder {
 	struct bts_rec_iter it;
 	struct bts_code_image *ci;
 	struct bts_dblock_cache *cache;
+	struct bts_code_changes *changes;
+	uint64_t rec;		/* the number of the record being decoded, from 1 */
 	uint64_t prev_to;	/* where the next block starts; 0: unknown */
 	uint16_t next_flags;	/* for the next run's first entry */
 	uint64_t index;		/* entries numbered so far */
@@ -42,6 +44,7 @@ static const char *const gap_names[BTS_GAP_MAX] = {
 	[BTS_GAP_UNDECODABLE]	= "undecodable",
 	[BTS_GAP_NO_PATH]	= "no-path",
 	[BTS_GAP_NOT_BRANCH]	= "not-branch",
+	[BTS_GAP_CODE_CHANGED]	= "code-changed",
 };
 
 const char *bts_gap_name(int reason)
@@ -83,6 +86,11 @@ int bts_insn_decoder_alloc(const struct bts_trace *t, size_t thread,
 	}
 	if (bts_trace_process_bits(t, th->pid) == 32)	/* issue 9 */
 		bts_dblock_cache_set_32bit(d->cache);
+	ret = bts_code_changes_scan(t, thread, &d->changes);
+	if (ret < 0) {
+		bts_insn_decoder_free(d);
+		return ret;
+	}
 	bts_trace_records(t, thread, &d->it);
 	d->next_flags = BTS_IF_RESYNC;
 	d->prev_to = th->start;	/* straight on from there to the first branch */
@@ -96,6 +104,7 @@ void bts_insn_decoder_free(struct bts_insn_decoder *d)
 		return;
 	bts_dblock_cache_free(d->cache);
 	bts_code_image_free(d->ci);
+	bts_code_changes_free(d->changes);
 	free(d);
 }
 
@@ -172,6 +181,10 @@ static int from_alone(struct bts_insn_decoder *d, uint64_t from, int kind)
 
 	if (kind == PTBTS_KIND_SIGNAL)
 		return 0;	/* it did not run */
+	if (bts_code_changed_after(d->changes, d->rec, from, from)) {
+		push_gap(d, BTS_GAP_CODE_CHANGED, from);
+		return 0;
+	}
 	b = bts_dblock_get(d->cache, from);
 	if (!b)
 		return -BTS_E_NOMEM;
@@ -192,6 +205,11 @@ static int block(struct bts_insn_decoder *d, uint64_t start, uint64_t from,
 
 	if (!b)
 		return -BTS_E_NOMEM;
+	/* Not with the bytes of a later version: a gap that says why. */
+	if (bts_code_changed_after(d->changes, d->rec, start, from)) {
+		push_gap(d, BTS_GAP_CODE_CHANGED, start);
+		return 0;
+	}
 	k = bts_dblock_find(b, from);
 	if (k < 0) {
 		push_block_error(d, b, from);
@@ -235,6 +253,9 @@ static void marker(struct bts_insn_decoder *d, const struct ptbts_record *rec,
 		d->prev_to = rec->to;
 		return;
 	case PTBTS_KIND_GAP:
+		/* No hole: the code ahead was rewritten (decode_changes.c). */
+		if (rec->to == PTBTS_GAP_CODE_CHANGED)
+			return;
 		push_gap(d, BTS_GAP_MARKER, rec->to);
 		break;
 	default:
@@ -277,10 +298,14 @@ static int refill(struct bts_insn_decoder *d)
 	struct ptbts_record rec;
 
 	while (!d->nqueue) {
-		int kind, ret;
+		int kind, ret = bts_rec_next(&d->it, &rec);
 
-		if (bts_rec_next(&d->it, &rec) <= 0)
+		/* An error: the file changed since it was opened (trace_guard.c). */
+		if (ret < 0)
+			return ret;
+		if (!ret)
 			return d->tail_done ? 0 : tail(d);
+		d->rec++;
 		kind = bts_record_kind(&rec);
 		if (kind < 0 || !rec.from) {
 			marker(d, &rec, kind);

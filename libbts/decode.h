@@ -73,6 +73,19 @@ struct bts_dblock {
 	uint8_t *cls;		/* n entries, &enum bts_iclass */
 };
 
+/*
+ * Code rewritten while the thread ran (decode_changes.c): the markers of
+ * a thread's records that say so, and whether the code from @lo to @hi
+ * (inclusive) was rewritten after record number @rec (from 1), asked for
+ * records in order.
+ */
+struct bts_code_changes;
+int bts_code_changes_scan(const struct bts_trace *t, size_t thread,
+			  struct bts_code_changes **out);
+void bts_code_changes_free(struct bts_code_changes *c);
+bool bts_code_changed_after(struct bts_code_changes *c, uint64_t rec,
+			    uint64_t lo, uint64_t hi);
+
 struct bts_dblock_cache;
 
 struct bts_dblock_cache *bts_dblock_cache_new(struct bts_code_image *ci,

@@ -145,7 +145,11 @@ static void open_file(struct bts_code_image *ci, struct code_file *f,
 	int fd;
 
 	f->state = FILE_BAD;
-	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	fd = bts_open_regular(m->path);
+	if (fd == BTS_NOT_REGULAR) {
+		warn(ci, "%s: not a regular file: its code is not decoded", m->path);
+		return;
+	}
 	if (fd < 0) {
 		warn(ci, "%s: cannot open (%m): its code is not decoded", m->path);
 		return;

@@ -42,6 +42,14 @@ static inline bool bts_proc_traced_by_self(pid_t tid)
 	return !bts_proc_status(tid, "TracerPid", 10, &v) && (pid_t)v == getpid();
 }
 
+/*
+ * A descriptor of the regular file at @path (named by a trace), opened
+ * read-only without ever blocking; -1 with errno when it cannot be opened,
+ * BTS_NOT_REGULAR when it is something else (a FIFO, a device, ...).
+ */
+#define BTS_NOT_REGULAR (-2)
+int bts_open_regular(const char *path);
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif /* BTS_INTERNAL_H */

@@ -221,10 +221,12 @@ static struct seg *segment_for(struct builder *bd, const struct bts_run *run,
 		off = 1;
 	}
 	if (!cur || cur->pub.entry == BTS_SEG_GAP) {
+		/* Read before new_seg(), whose realloc may move @cur. */
+		int level = cur ? cur->pub.level : 0;
 		struct seg *s = new_seg(h, BTS_SEG_START, fn, first);
 
-		if (s && cur)
-			s->pub.level = cur->pub.level;
+		if (s)
+			s->pub.level = level;
 		return s;
 	}
 	if (run->first_flags & BTS_IF_SIGNAL)
@@ -333,7 +335,8 @@ static int build(struct bts_insn_decoder *d, struct builder *bd)
 		if (ret < 0)
 			return bts_fail(BTS_E_NOMEM, "call history");
 	}
-	return ret < 0 ? bts_fail(-ret, "call history: decoding") : 0;
+	/* The decoder's detail says what went wrong (a file that changed...). */
+	return ret < 0 ? ret : 0;
 }
 
 int bts_call_history_build(const struct bts_trace *t, size_t thread,

@@ -304,7 +304,12 @@ void bts_fast_enter(struct bts_session *s, struct bts_thread *t,
 		}
 		r = b.site ? bts_bp_plant(&s->bps, b.site) : -1;
 		if (r == -2 && !retried) {
-			/* The code changed since it was decoded. */
+			/*
+			 * The code changed since it was decoded: say so, for a
+			 * decoder holding only a later copy of it (a crash
+			 * trace's) must not decode the runs before with it.
+			 */
+			bts_thread_emit(s, t, 0, PTBTS_GAP_CODE_CHANGED, PTBTS_KIND_GAP);
 			forget_code(s);
 			retried = true;
 			continue;

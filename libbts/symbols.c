@@ -235,7 +235,7 @@ static int open_file(struct bts_symbolizer *s, const struct bts_map *m)
 
 	if (is_deleted(path))
 		path = bts_sym_keep(s, path, strlen(path) - strlen(DELETED), NULL);
-	return path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	return path ? bts_open_regular(path) : -1;
 }
 
 static void report_file(struct bts_symbolizer *s, const struct bts_map *m)
@@ -249,6 +249,10 @@ static void report_file(struct bts_symbolizer *s, const struct bts_map *m)
 		return;
 	}
 	fd = open_file(s, m);
+	if (fd == BTS_NOT_REGULAR) {
+		bts_sym_warn(s, "%s: not a regular file: no symbols from it", m->path);
+		return;
+	}
 	if (fd < 0) {
 		bts_sym_warn(s, "%s: cannot open (%m): no symbols from it", m->path);
 		return;

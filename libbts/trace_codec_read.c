@@ -189,6 +189,7 @@ int bts_compact_batch(const struct bts_trace *tc, size_t thread, size_t batch,
 	struct bts_chunk_records_compact h;
 	struct slot *s;
 	const char *why;
+	int err;
 
 	if (!c)
 		return -BTS_E_NOMEM;
@@ -199,6 +200,9 @@ int bts_compact_batch(const struct bts_trace *tc, size_t thread, size_t batch,
 			return 0;
 		}
 	}
+	err = bts_trace_check_size(t);
+	if (err)
+		return err;
 	s = &c->slot[c->next];
 	c->next = (c->next + 1) % CACHE_SLOTS;
 	why = decode(c, t->buf + b->off, b->len, s->recs, &h);

@@ -174,8 +174,8 @@ static bool tid_seen(const struct bts_tcrash *cr, pid_t tid)
 	return false;
 }
 
-static int rd_thread(struct bts_tproc_ext *pe, const uint8_t *p, size_t plen,
-		     size_t off)
+static int rd_thread(struct bts_trace *t, struct bts_tproc_ext *pe,
+		     const uint8_t *p, size_t plen, size_t off)
 {
 	struct bts_tcrash *cr = pe->crash;
 	struct bts_chunk_crash_thread c;
@@ -210,7 +210,12 @@ static int rd_thread(struct bts_tproc_ext *pe, const uint8_t *p, size_t plen,
 	for (int i = 0; i < 27; i++)
 		c.regs[i] = le64toh(c.regs[i]);
 	memcpy(&th.regs, c.regs, sizeof(th.regs));
-	th.unwind_error = c.err_len ? why : NULL;
+	if (c.err_len) {
+		/* Out of the file's bytes: they may change (trace_guard.c). */
+		th.unwind_error = bts_trace_keep(t, why, c.err_len + 1);
+		if (!th.unwind_error)
+			return bts_fail(BTS_E_NOMEM, "trace index");
+	}
 	if (cr->info.nthreads == cr->cap) {
 		size_t ncap = cr->cap ? cr->cap * 2 : 4;
 		struct bts_crash_thread *a = reallocarray(cr->threads, ncap, sizeof(*a));
@@ -248,7 +253,7 @@ int bts_rd_crash(struct bts_trace *t, const uint8_t *p, size_t plen, size_t off)
 		return bts_fail(BTS_E_NOMEM, "trace index");
 	if (c.part == BTS_CRASH_SIGNAL)
 		return rd_signal(pe, c.pid, p + sizeof(c), plen - sizeof(c), off);
-	return rd_thread(pe, p + sizeof(c), plen - sizeof(c), off);
+	return rd_thread(t, pe, p + sizeof(c), plen - sizeof(c), off);
 }
 
 /* ------------------------------------------------------------ accessors */

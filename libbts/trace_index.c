@@ -340,8 +340,16 @@ int bts_rec_next(struct bts_rec_iter *it, struct ptbts_record *rec)
 		const struct bts_batch *b = &th->batches[it->batch];
 
 		if (it->index < b->count) {
+			int err;
+
 			if (b->compact)
 				return next_compact(it, th, rec);
+			err = bts_raw_batch_check(it->trace, it->thread, it->batch);
+			if (err) {
+				/* As next_compact(): a loop on the result ends. */
+				it->batch = th->nbatches;
+				return err;
+			}
 			/* memcpy: a buffer given to open_mem may be unaligned. */
 			memcpy(rec, it->trace->buf + b->off + it->index * sizeof(*rec),
 			       sizeof(*rec));

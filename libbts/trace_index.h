@@ -26,6 +26,7 @@ struct bts_batch {
 	bool compact;
 	uint32_t len;		/* compact: the payload's bytes */
 	uint64_t first;		/* the thread's index of its first record */
+	uint64_t sum;		/* raw: bts_raw_sum() of its records */
 };
 
 struct bts_tthread {
@@ -62,7 +63,28 @@ struct bts_trace {
 	struct bts_idmap pids, tids;
 	struct bts_trace_ext *ext;	/* trace_procs.h: images, crashes */
 	struct bts_rec_cache *cache;	/* trace_codec_read.c: decoded chunks */
+	/* trace_guard.c: against a file that changes while it is read. */
+	int fd;				/* the mapped file's, or -1 */
+	struct bts_kept *kept;		/* copies of the file's bytes */
+	struct {
+		bool valid;
+		size_t thread, batch;
+	} checked[4];			/* raw batches checked lately */
+	unsigned int next_checked;
 };
+
+/*
+ * trace_guard.c.  A copy of @len bytes of the file, owned by @t (@p itself
+ * for a caller's buffer), or NULL when memory ran out; they are freed with
+ * bts_trace_keep_free().  The sum of a raw batch's bytes.  0, or an error
+ * when the file shrank since it was opened; 0, or an error when raw batch
+ * @batch of @thread differs from the file as opened.
+ */
+const void *bts_trace_keep(struct bts_trace *t, const void *p, size_t len);
+void bts_trace_keep_free(struct bts_trace *t);
+uint64_t bts_raw_sum(const uint8_t *p, size_t len);
+int bts_trace_check_size(const struct bts_trace *t);
+int bts_raw_batch_check(const struct bts_trace *t, size_t thread, size_t batch);
 
 /* Index of a process or thread, or -1. */
 long bts_tindex_process(const struct bts_trace *t, pid_t pid);

@@ -89,7 +89,8 @@ int bts_rd_exec(struct bts_trace *t, const uint8_t *p, size_t plen, size_t off)
 	if (proc < 0 || (int32_t)le32toh(c.tid) <= 0)
 		return bad(off, "exec of a process that has not appeared");
 	pe = bts_tprocs_get(t, proc);
-	if (!pe)
+	exe = bts_trace_keep(t, exe, c.exe_len + 1);
+	if (!pe || !exe)
 		return bts_fail(BTS_E_NOMEM, "trace index");
 	return new_image(pe, exe, (int32_t)le32toh(c.tid), le64toh(c.entry));
 }

@@ -56,6 +56,7 @@ static int rd_process(struct bts_trace *t, const uint8_t *p, size_t plen,
 		      size_t off)
 {
 	struct bts_chunk_process c;
+	const char *exe;
 
 	if (plen < sizeof(c) + 1)
 		return bad(off, "process chunk is too short");
@@ -71,8 +72,10 @@ static int rd_process(struct bts_trace *t, const uint8_t *p, size_t plen,
 		return bad(off, "process chunk: malformed path");
 	if (bts_tindex_process(t, c.pid) >= 0)
 		return bad(off, "process appears twice");
-	return bts_tindex_add_process(t, c.pid, c.ppid,
-				      (const char *)p + sizeof(c));
+	exe = bts_trace_keep(t, p + sizeof(c), c.exe_len + 1);
+	if (!exe)
+		return bts_fail(BTS_E_NOMEM, "trace index");
+	return bts_tindex_add_process(t, c.pid, c.ppid, exe);
 }
 
 static int rd_thread(struct bts_trace *t, const uint8_t *p, size_t plen,
@@ -125,6 +128,9 @@ static int rd_map(struct bts_trace *t, const uint8_t *p, size_t plen,
 	if (proc < 0)
 		return bad(off, "map of a process that has not appeared");
 	memcpy(m.build_id, p + sizeof(c), c.build_id_len);
+	m.path = (char *)bts_trace_keep(t, m.path, c.path_len + 1);
+	if (!m.path)
+		return bts_fail(BTS_E_NOMEM, "trace index");
 	/* The union (the decoder's view), then the current image (trace_procs.c). */
 	if (bts_tindex_add_map(t, proc, &m))
 		return -BTS_E_NOMEM;
@@ -135,6 +141,7 @@ static int rd_code(struct bts_trace *t, const uint8_t *p, size_t plen,
 		   size_t off)
 {
 	struct bts_chunk_code c;
+	const uint8_t *bytes;
 	long proc;
 
 	if (plen <= sizeof(c))
@@ -149,9 +156,10 @@ static int rd_code(struct bts_trace *t, const uint8_t *p, size_t plen,
 	proc = bts_tindex_process(t, (int32_t)le32toh(c.pid));
 	if (proc < 0)
 		return bad(off, "code of a process that has not appeared");
-	if (bts_tindex_add_code(t, proc, c.address, p + sizeof(c), c.length))
-		return -BTS_E_NOMEM;
-	return bts_tprocs_code(t, proc, c.address, p + sizeof(c), c.length);
+	bytes = bts_trace_keep(t, p + sizeof(c), c.length);
+	if (!bytes || bts_tindex_add_code(t, proc, c.address, bytes, c.length))
+		return bts_fail(BTS_E_NOMEM, "trace index");
+	return bts_tprocs_code(t, proc, c.address, bytes, c.length);
 }
 
 static int rd_records(struct bts_trace *t, const uint8_t *p, size_t plen,
@@ -187,8 +195,13 @@ static int rd_records(struct bts_trace *t, const uint8_t *p, size_t plen,
 					at, (unsigned long long)r.flags, why);
 	}
 	t->records += c.count;
+	if (bts_tindex_add_batch(t, th, roff, c.count))
+		return -BTS_E_NOMEM;
+	/* Read again later, from a file that may have changed (trace_guard.c). */
+	t->threads[th].batches[t->threads[th].nbatches - 1].sum =
+		bts_raw_sum(t->buf + roff, (size_t)c.count * sizeof(struct ptbts_record));
 	bts_trace_drop(t, roff, (size_t)c.count * sizeof(struct ptbts_record));
-	return bts_tindex_add_batch(t, th, roff, c.count);
+	return 0;
 }
 
 static int rd_exit_thread(struct bts_trace *t, const struct bts_chunk_exit *c,
@@ -388,6 +401,7 @@ static int trace_parse(const void *buf, size_t len, void *mapped,
 		return bts_fail(BTS_E_NOMEM, "trace");
 	t->buf = buf;
 	t->len = len;
+	t->fd = -1;
 	/* Set before the pass: it may drop pages it has read (bts_trace_drop). */
 	t->mapped = mapped;
 	t->incomplete_ok = incomplete_ok;
@@ -396,6 +410,7 @@ static int trace_parse(const void *buf, size_t len, void *mapped,
 	if (err) {
 		bts_tprocs_free(t);
 		bts_tindex_free(t);
+		bts_trace_keep_free(t);
 		free(t);
 		return err;
 	}
@@ -447,13 +462,19 @@ static int trace_open(const char *path, bool incomplete_ok,
 	if (fd < 0)
 		return bts_fail_errno(BTS_E_IO, "cannot open");
 	err = map_file(fd, &mem, &len);
-	close(fd);
-	if (err)
+	if (err) {
+		close(fd);
 		return err;
+	}
 	err = trace_parse(mem, len, mem, incomplete_ok, out);
-	if (err)
+	if (err) {
 		munmap(mem, len);
-	return err;
+		close(fd);
+		return err;
+	}
+	/* Kept to notice the file shrinking under the mapping (trace_guard.c). */
+	(*out)->fd = fd;
+	return 0;
 }
 
 int bts_trace_open(const char *path, struct bts_trace **out)
@@ -472,7 +493,10 @@ void bts_trace_close(struct bts_trace *t)
 		return;
 	if (t->mapped)
 		munmap(t->mapped, t->len);
+	if (t->fd >= 0)
+		close(t->fd);
 	bts_tprocs_free(t);
 	bts_tindex_free(t);
+	bts_trace_keep_free(t);
 	free(t);
 }

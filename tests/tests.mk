@@ -134,6 +134,13 @@ $(O)/fuzz/fuzz_gdb_packet: tests/fuzz/fuzz_gdb_packet.c $(GDB_PKT_SRC) $(LIB_SRC
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)clang $(CPPFLAGS) -Ibtrace/gdbserver -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(GDB_PKT_SRC) $(LIB_SRC) $(LIBS)
+# The views (stats, dump --insns/--calls, report) as btrace runs them:
+# btrace without its main().
+BT_VIEW_SRC := $(filter-out btrace/main.c btrace/gdbserver/%,$(BT_SRC))
+$(O)/fuzz/fuzz_trace_views: tests/fuzz/fuzz_trace_views.c $(BT_VIEW_SRC) $(LIB_SRC)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  FUZZ    $@")
+	$(Q)clang $(CPPFLAGS) -Ibtrace -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(BT_VIEW_SRC) $(LIB_SRC) $(LIBS) -ledit
 fuzz: $(FUZZ_BIN)
 
 # ------------------------------------------------------------------ bench

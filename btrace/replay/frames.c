@@ -8,6 +8,7 @@
  */
 #include <inttypes.h>
 
+#include "../btrace.h"
 #include "../dump.h"
 #include "frames.h"
 
@@ -111,7 +112,7 @@ static void print_text(struct bts_symbolizer *sym, size_t i,
 		file = NULL;
 	printf("0x%016" PRIx64 " in %s ()", fr->pc, name ? name : "??");
 	if (!name && bts_symbolize_object(sym, at))
-		printf(" from %s", bts_symbolize_object(sym, at));
+		printf(" from %s", shown(bts_symbolize_object(sym, at)));
 	if (file)
 		printf(" at %s:%d", file, line);
 	putchar('\n');

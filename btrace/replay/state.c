@@ -38,7 +38,7 @@ int replay_open(struct replay *r, const char *path)
 
 	memset(r, 0, sizeof(*r));
 	r->path = path;
-	ret = bts_trace_open(path, &r->trace);
+	ret = open_trace(path, false, &r->trace);
 	if (ret < 0) {
 		error_bts(ret, "%s", path);
 		return -1;

@@ -79,7 +79,7 @@ static void crash_text(struct replay *r, const struct bts_crash_info *c)
 	const char *exe = exe_of(r, c->pid), *code = code_name(c->signo, c->code);
 
 	printf("Process %d (%s) was killed by signal SIG%s (%s)", (int)c->pid,
-	       exe ? exe : "?", sigabbrev_np(c->signo) ?: "?",
+	       exe ? shown(exe) : "?", sigabbrev_np(c->signo) ?: "?",
 	       sigdescr_np(c->signo) ?: "unknown signal");
 	if (code)
 		printf(", %s", code);

@@ -40,13 +40,14 @@ static void branches(struct replay *r, struct replay_thread *th,
 	struct ptbts_record rec;
 	struct bts_rec_iter it;
 	bool first = true;
+	int ret;
 
 	if (o->json)
 		fputs(",\"branches\":[", stdout);
 	else
 		printf("Last %" PRIu64 " branches:\n", ti->nrecords - lo);
 	bts_trace_records(r->trace, th->index, &it);
-	for (uint64_t i = 0; bts_rec_next(&it, &rec) > 0; i++) {
+	for (uint64_t i = 0; (ret = bts_rec_next(&it, &rec)) > 0; i++) {
 		/* bts_trace_open() validated every record: kinds are known. */
 		int kind = bts_record_kind(&rec);
 
@@ -61,6 +62,8 @@ static void branches(struct replay *r, struct replay_thread *th,
 		}
 		first = false;
 	}
+	if (ret < 0)
+		error_bts(ret, "%s: thread %d", r->path, (int)th->tid);
 	if (o->json)
 		putchar(']');
 }

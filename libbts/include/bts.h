@@ -354,7 +354,11 @@ struct bts_rec_iter {
 };
 BTS_API void bts_trace_records(const struct bts_trace *t, size_t thread,
 			       struct bts_rec_iter *it);
-/* 1 and *rec filled, or 0 at the end. */
+/*
+ * 1 and *rec filled, 0 at the end, or a negative error (-BTS_E_FORMAT,
+ * -BTS_E_IO) when the file changed since it was opened; it then reads no
+ * further.
+ */
 BTS_API int bts_rec_next(struct bts_rec_iter *it, struct ptbts_record *rec);
 
 /* ------------------------------------------------------------- symbols */
@@ -438,6 +442,9 @@ enum bts_gap_reason {
 	BTS_GAP_NO_PATH,	/* straight-line code does not reach the next
 				 * record's from (@gap_arg) */
 	BTS_GAP_NOT_BRANCH,	/* the record's from (@gap_arg) is no branch */
+	BTS_GAP_CODE_CHANGED,	/* the code at @gap_arg ran in a version that
+				 * was rewritten later (a JIT's): the bytes the
+				 * trace holds are not those that ran */
 	BTS_GAP_MAX,
 };
 

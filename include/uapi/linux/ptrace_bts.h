@@ -100,12 +100,17 @@ enum ptbts_kind {
  * @PTBTS_GAP_UNREADABLE: the source could not read the code it had to decode
  * @PTBTS_GAP_DISABLED:   tracing was turned off for a while
  * @PTBTS_GAP_UNDECODABLE: the source met an instruction it could not decode
+ * @PTBTS_GAP_CODE_CHANGED: no hole: the code the thread is about to run was
+ *			  rewritten since the source last decoded it (from the
+ *			  last record's to up to the next record's from), so
+ *			  a copy of code taken later is not what ran before
  */
 enum ptbts_gap {
 	PTBTS_GAP_UNKNOWN	= 0,
 	PTBTS_GAP_UNREADABLE	= 1,
 	PTBTS_GAP_DISABLED	= 2,
 	PTBTS_GAP_UNDECODABLE	= 3,
+	PTBTS_GAP_CODE_CHANGED	= 4,
 };
 
 /**

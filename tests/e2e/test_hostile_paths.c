@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Traces are input like any other: crafted traces whose maps name what is
+ * not a regular file.  A FIFO would block every view forever in open(),
+ * and a device may act on being opened; each view says the file is not a
+ * regular file and goes on without it.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bts.h>
+
+#include "btrace_run.h"
+#include "harness.h"
+
+#define PID 100
+#define BASE 0x400000ull
+
+static struct ptbts_record rec(uint64_t from, uint64_t to)
+{
+	return (struct ptbts_record){ from, to, PTBTS_MKKIND(PTBTS_KIND_BRANCH) };
+}
+
+/* A trace of one thread branching about in a map of @path. */
+static char *craft(const char *name, const char *exe, const char *path)
+{
+	char *btr = harness_path(harness_tmpdir(), name);
+	struct bts_map m = {
+		.start = BASE, .end = BASE + 0x2000, .prot = 5, .path = (char *)path,
+	};
+	struct ptbts_record recs[] = {
+		rec(BASE + 0x10, BASE + 0x100), rec(BASE + 0x104, BASE + 0x20),
+		rec(BASE + 0x28, BASE + 0x100),
+	};
+	struct bts_writer *w;
+
+	ASSERT_EQ(bts_writer_open(btr, &w), 0);
+	ASSERT_EQ(bts_writer_session(w, PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_BLOCK, 4096), 0);
+	ASSERT_EQ(bts_writer_process(w, PID, 1, exe), 0);
+	ASSERT_EQ(bts_writer_map(w, PID, &m), 0);
+	ASSERT_EQ(bts_writer_thread(w, PID, PID), 0);
+	ASSERT_EQ(bts_writer_records(w, PID, PID, recs, 3), 0);
+	ASSERT_EQ(bts_writer_exit(w, PID, 0, 0), 0);
+	ASSERT_EQ(bts_writer_close(w), 0);
+	return btr;
+}
+
+/* Every view of @btr ends in time, and says @path is not a regular file. */
+static void views_pass_over(const char *btr, const char *path)
+{
+	const char *views[][3] = {
+		{ "stats", btr, NULL }, { "dump", btr, NULL },
+		{ "dump", "--insns", btr }, { "dump", "--calls", btr },
+		{ "report", btr, NULL }, { "replay", btr, NULL },
+	};
+	char want[256];
+	struct harness_cmd cmd;
+
+	snprintf(want, sizeof(want), "%s: not a regular file", path);
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		EXPECT_EQ(harness_btrace(&cmd, 20, views[i][0], views[i][1],
+					 views[i][2], NULL), 0);
+		if (!strstr(cmd.err, want))
+			harness_fail(__FILE__, __LINE__, "btrace %s %s: no \"%s\" in:\n%s",
+				     views[i][0], views[i][1], want, cmd.err);
+		EXPECT_TRUE(strstr(cmd.err, "Sanitizer") == NULL);
+		harness_cmd_free(&cmd);
+	}
+}
+
+TEST(hostile_paths, a_fifo_in_the_maps_blocks_no_view)
+{
+	char *fifo = harness_path(harness_tmpdir(), "fifo");
+	char *btr;
+
+	unlink(fifo);
+	ASSERT_EQ(mkfifo(fifo, 0600), 0);
+	btr = craft("fifo.btr", "/bin/true", fifo);
+	views_pass_over(btr, fifo);
+	unlink(btr);
+	unlink(fifo);
+	free(btr);
+	free(fifo);
+}
+
+TEST(hostile_paths, a_device_in_the_maps_is_not_opened)
+{
+	char *btr = craft("device.btr", "/bin/true", "/dev/null");
+
+	views_pass_over(btr, "/dev/null");
+	unlink(btr);
+	free(btr);
+}
+
+/* No byte of @s is a control character but the newlines ending lines. */
+static bool plain_lines(const char *s)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f)
+			return false;
+	return true;
+}
+
+/*
+ * Names with an escape sequence and a newline that would forge a line of
+ * output: each view shows them escaped, as git shows such paths.
+ */
+TEST(hostile_paths, names_are_escaped_in_text_output)
+{
+	const char *exe = "/bin/\033[31mred\nthread 1 (process 1)";
+	const char *path = "/nonexistent/\033]0;title\007lib\n.so";
+	const char *views[][3] = {
+		{ "stats", NULL, NULL }, { "dump", NULL, NULL },
+		{ "dump", "--insns", NULL }, { "dump", "--calls", NULL },
+		{ "report", NULL, NULL }, { "replay", NULL, NULL },
+		{ "info", NULL, NULL },
+	};
+	char *btr = craft("names.btr", exe, path);
+	struct harness_cmd cmd;
+
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		const char *a1 = views[i][1] ? views[i][1] : btr;
+		const char *a2 = views[i][1] ? btr : NULL;
+
+		harness_btrace(&cmd, 20, views[i][0], a1, a2, NULL);
+		if (!plain_lines(cmd.out) || !plain_lines(cmd.err))
+			harness_fail(__FILE__, __LINE__, "btrace %s %s: raw names in:\n%s\n%s",
+				     views[i][0], a1, cmd.out, cmd.err);
+		EXPECT_TRUE(strstr(cmd.out, "\nthread 1 (process 1)") == NULL);
+		EXPECT_TRUE(strstr(cmd.err, "\nthread 1 (process 1)") == NULL);
+		/* Each shows one of the names, escaped. */
+		if (!strstr(cmd.out, "\\033[31mred\\nthread 1 (process 1)") &&
+		    !strstr(cmd.out, "\\033]0;title\\alib\\n.so") &&
+		    !strstr(cmd.err, "\\033]0;title\\alib\\n.so"))
+			harness_fail(__FILE__, __LINE__, "btrace %s %s: no escaped name in:\n%s\n%s",
+				     views[i][0], a1, cmd.out, cmd.err);
+		harness_cmd_free(&cmd);
+	}
+	unlink(btr);
+	free(btr);
+}
