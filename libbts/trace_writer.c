@@ -187,7 +187,8 @@ int bts_writer_open(const char *path, struct bts_writer **out)
 	/* O_EXCL: never write through a link someone planted at our name. */
 	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (w->fd < 0) {
-		int err = bts_fail_errno(BTS_E_IO, "create %s", w->tmp);
+		/* Named by the path asked for: the temporary is ours alone. */
+		int err = bts_fail_errno(BTS_E_IO, "cannot create %s", path);
 
 		wr_free(w);
 		return err;
