@@ -17,6 +17,7 @@
 
 #include "btrace.h"
 #include "dump.h"
+#include "names.h"
 #include "options.h"
 
 static const struct command_help dump_help = {
@@ -174,7 +175,7 @@ static void print_addr(struct bts_symbolizer *sym, uint64_t addr)
 	printf("0x%016" PRIx64, addr);
 	if (!sym)
 		return;
-	if (bts_symbolize(sym, addr, &name, &off) < 0) {
+	if (symbolize_shown(sym, addr, &name, &off) < 0) {
 		/* No function: the file, as gdb's "?? () from FILE". */
 		name = bts_symbolize_object(sym, addr);
 		if (name)
@@ -223,7 +224,7 @@ static void json_addr(const char *what, struct bts_symbolizer *sym,
 	printf(",\"%s\":\"0x%" PRIx64 "\"", what, addr);
 	if (!sym)
 		return;
-	if (bts_symbolize(sym, addr, &name, &off) < 0) {
+	if (symbolize_shown(sym, addr, &name, &off) < 0) {
 		name = bts_symbolize_object(sym, addr);
 		if (name) {
 			printf(",\"%s_object\":", what);
@@ -417,7 +418,7 @@ static const char *check_opts(const struct dump_opts *o, int nviews)
 int cmd_dump(int argc, char **argv)
 {
 	struct dump_opts o = { 0 };
-	bool branches = false, insns = false, calls = false;
+	bool branches = false, insns = false, calls = false, raw_names = false;
 	const struct option opts[] = {
 		OPT_RAW(&o.raw),
 		OPT_FLAG(0, "branches", &branches, "the records with symbols (the default view)"),
@@ -433,6 +434,7 @@ int cmd_dump(int argc, char **argv)
 		OPT_CALLBACK(0, "to", "M", &o.to, "only entries up to number M", parse_count),
 		OPT_CALLBACK(0, "thread", "TID", &o.thread, "only thread TID", parse_pid),
 		OPT_FLAG(0, "json", &o.json, "one JSON object per line (fields below)"),
+		OPT_NO_DEMANGLE(&raw_names),
 		OPT_END(),
 	};
 	int first = parse_options(argc, argv, &dump_help, opts, 0);
@@ -456,5 +458,6 @@ int cmd_dump(int argc, char **argv)
 		error("dump: one trace file at a time");
 		return EXIT_USAGE;
 	}
+	names_keep_raw(raw_names);
 	return dump_file(argv[first], &o);
 }

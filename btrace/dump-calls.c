@@ -9,6 +9,7 @@
 
 #include "btrace.h"
 #include "dump.h"
+#include "names.h"
 
 static const char *const entry_names[] = {
 	[BTS_SEG_START] = "start", [BTS_SEG_CALL] = "call",
@@ -29,7 +30,7 @@ void dump_call_text(const struct dump_opts *o, const struct bts_segment *s)
 	}
 	if (o->indent)
 		printf("%*s", 2 * s->level, "");
-	fputs(s->function ? s->function : "??", stdout);
+	fputs(s->function ? name_shown(s->function) : "??", stdout);
 	if (!s->function && s->object)
 		printf(" from %s", s->object);
 	if (o->insn_range)
@@ -57,7 +58,7 @@ void dump_call_json(pid_t tid, const struct bts_segment *s)
 		return;
 	}
 	fputs(",\"func\":", stdout);
-	json_str(s->function);
+	json_str(name_shown(s->function));
 	if (!s->function && s->object) {
 		fputs(",\"object\":", stdout);
 		json_str(s->object);

@@ -13,6 +13,7 @@
 
 #include "btrace.h"
 #include "dump.h"
+#include "names.h"
 
 /* gdb pads the raw bytes of up to 7-byte instructions to one width. */
 #define RAW_WIDTH 7
@@ -101,7 +102,7 @@ static void print_text(struct insn_view *v, const struct bts_insn_entry *e)
 	disassemble(v, e, dis, sizeof(dis));
 	printf("%" PRIu64 "\t%s0x%016" PRIx64, e->index, v->mark ? "=> " : "   ",
 	       e->ip);
-	if (v->sym && bts_symbolize(v->sym, e->ip, &name, &off) == 0)
+	if (v->sym && symbolize_shown(v->sym, e->ip, &name, &off) == 0)
 		printf(" <%s+%" PRIu64 ">", name, off);
 	else if ((name = bts_symbolize_object(v->sym, e->ip)))
 		printf(" <?? from %s>", name);
@@ -158,7 +159,7 @@ static void print_json(struct insn_view *v, const struct bts_insn_entry *e)
 		printf("%02x", e->raw[i]);
 	printf("\",\"class\":\"%s\"", class_names[e->iclass]);
 	print_json_flags(e->flags);
-	if (v->sym && bts_symbolize(v->sym, e->ip, &name, &off) == 0) {
+	if (v->sym && symbolize_shown(v->sym, e->ip, &name, &off) == 0) {
 		fputs(",\"func\":", stdout);
 		json_str(name);
 		printf(",\"off\":%" PRIu64, off);
