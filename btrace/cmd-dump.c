@@ -16,6 +16,7 @@
 #include <bts.h>
 
 #include "btrace.h"
+#include "disasm.h"
 #include "dump.h"
 #include "names.h"
 #include "options.h"
@@ -23,7 +24,7 @@
 static const struct command_help dump_help = {
 	.name = "dump",
 	.usage = { "[--raw] FILE",
-		   "[--branches | --insns [--raw-bytes] [--source] |\n"
+		   "[--branches | --insns [--raw-bytes] [--source] [--syntax att|intel] |\n"
 		   "                   --calls [--insn-range] [--line-range] [--indent]]\n"
 		   "                   [--last N | --from N --to M] [--thread TID] [--json] FILE" },
 	.summary = "Prints the records of a trace file, thread by thread, oldest first,\n"
@@ -59,6 +60,10 @@ static const struct command_help dump_help = {
 	"  1\t   0x0000000000401667 <main+8>:\tmovl   $0x0, -0x4(%rbp)\n"
 	"  2\t   0x000000000040166e <main+15>:\tc7 45 fc 00 00 00 00\tmovl ...  (--raw-bytes)\n"
 	"  3\t[decode error (1): lost 12 records]\n"
+	"The text is gdb's (GNU's): AT&T by default, Intel with --syntax intel\n"
+	"  4\t   0x0000000000401675 <main+22>:\tcall   0x401136 <f>\n"
+	"  5\t   0x000000000040167a <main+27>:\tmov    0x2e8f(%rip),%eax        # 0x404510 <n>\n"
+	"  5\t   0x000000000040167a <main+27>:\tmov    eax,DWORD PTR [rip+0x2e8f]        # 0x404510 <n>\n"
 	"\n"
 	"--calls, as gdb's 'record function-call-history' (one line per visit of\n"
 	"a function, numbered from 1; --insn-range is /i, --line-range /l,\n"
@@ -398,14 +403,26 @@ static int dump_file(const char *path, const struct dump_opts *o)
 
 /* ------------------------------------------------------------- options */
 
+static const char *parse_syntax(const char *arg, void *value)
+{
+	if (!strcmp(arg, "att"))
+		*(int *)value = DISASM_ATT;
+	else if (!strcmp(arg, "intel"))
+		*(int *)value = DISASM_INTEL;
+	else
+		return "unknown syntax (att or intel)";
+	return NULL;
+}
+
 static const char *check_opts(const struct dump_opts *o, int nviews)
 {
 	if (nviews > 1)
 		return "--raw, --branches, --insns and --calls exclude each other";
 	if (o->raw && (o->json || o->last || o->from || o->to))
 		return "--raw takes no --json and no range";
-	if ((o->raw_bytes || o->source) && o->view != VIEW_INSNS)
-		return "--raw-bytes and --source go with --insns";
+	if ((o->raw_bytes || o->source || o->syntax != DISASM_ATT) &&
+	    o->view != VIEW_INSNS)
+		return "--raw-bytes, --source and --syntax go with --insns";
 	if ((o->insn_range || o->line_range || o->indent) && o->view != VIEW_CALLS)
 		return "--insn-range, --line-range and --indent go with --calls";
 	if (o->last && (o->from || o->to))
@@ -426,6 +443,9 @@ int cmd_dump(int argc, char **argv)
 		OPT_FLAG(0, "calls", &calls, "the function-call history (gdb's function-call-history)"),
 		OPT_FLAG(0, "raw-bytes", &o.raw_bytes, "--insns: show the bytes of each instruction (/r)"),
 		OPT_FLAG(0, "source", &o.source, "--insns: show the source lines (/s)"),
+		OPT_CALLBACK(0, "syntax", "att|intel", &o.syntax,
+			     "--insns: AT&T (default) or Intel syntax, as gdb's disassembly-flavor",
+			     parse_syntax),
 		OPT_FLAG(0, "insn-range", &o.insn_range, "--calls: show each call's instructions (/i)"),
 		OPT_FLAG(0, "line-range", &o.line_range, "--calls: show each call's source lines (/l)"),
 		OPT_FLAG(0, "indent", &o.indent, "--calls: indent by call depth (/c)"),

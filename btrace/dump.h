@@ -21,6 +21,7 @@ struct dump_opts {
 	bool insn_range;	/* --calls: like /i */
 	bool line_range;	/* --calls: like /l */
 	bool indent;		/* --calls: like /c */
+	int syntax;		/* --insns: enum disasm_syntax */
 	uint64_t last;		/* --last N; 0: not given */
 	uint64_t from, to;	/* --from/--to; 0: not given */
 	pid_t thread;		/* --thread TID; 0: every thread */

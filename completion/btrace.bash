@@ -57,6 +57,9 @@ _btrace()
 	--format)
 		COMPREPLY=($(compgen -W "compact raw" -- "$cur"))
 		return ;;
+	--syntax)
+		COMPREPLY=($(compgen -W "att intel" -- "$cur"))
+		return ;;
 	-p | --pid | --attach)
 		COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur"))
 		return ;;
