@@ -26,7 +26,9 @@ static const struct command_help dump_help = {
 	.usage = { "[--raw] FILE",
 		   "[--branches | --insns [--raw-bytes] [--source] [--syntax att|intel] |\n"
 		   "                   --calls [--insn-range] [--line-range] [--indent]]\n"
-		   "                   [--last N | --from N --to M] [--thread TID] [--json] FILE" },
+		   "                   [--last N | --from N --to M] [--thread TID] [--json]\n"
+		   "                   [--function GLOB] [--object GLOB] [--grep REGEX]\n"
+		   "                   [--addr LO-HI] [--no-demangle] FILE" },
 	.summary = "Prints the records of a trace file, thread by thread, oldest first,\n"
 		   "or the instructions and function calls they imply.",
 	.details =
@@ -72,6 +74,11 @@ static const struct command_help dump_help = {
 	"  2\t  inc\tinst 9,15\tat t.c:2,4\n"
 	"Unknown functions show as ?? (?? from FILE where a file holds them);\n"
 	"gaps as in --insns.\n"
+	"\n"
+	"--function GLOB, --object GLOB, --grep REGEX and --addr LO-HI keep the\n"
+	"entries of code they all match: a branch by its source or destination, an\n"
+	"instruction by its address, a call by its function and first instruction;\n"
+	"markers and gaps are left out.  Entries keep their numbers.\n"
 	"\n"
 	"Ranges count the entries of the view: records (from 0) for --branches,\n"
 	"instructions for --insns, function segments for --calls.  --from and\n"
@@ -256,6 +263,16 @@ void dump_branch_json(struct bts_symbolizer *sym, pid_t tid,
 	puts("}");
 }
 
+/* With a filter: the branches from or to code it picks, and no marker. */
+static bool branch_shown(const struct dump_filter *f, struct bts_symbolizer *sym,
+			 const struct ptbts_record *rec)
+{
+	if (!filter_active(f))
+		return true;
+	return rec->from && (filter_addr(f, sym, rec->from) ||
+			     filter_addr(f, sym, rec->to));
+}
+
 static int dump_branches(struct dump_ctx *c, size_t i)
 {
 	const struct bts_thread_info *th = bts_trace_thread(c->trace, i);
@@ -277,7 +294,7 @@ static int dump_branches(struct dump_ctx *c, size_t i)
 
 		if (kind < 0)
 			return bad_record(c->path, th->tid, index);
-		if (index < lo)
+		if (index < lo || !branch_shown(&c->o->filter, sym, &rec))
 			continue;
 		if (c->o->json)
 			dump_branch_json(sym, th->tid, index, &rec, kind);
@@ -420,6 +437,8 @@ static const char *check_opts(const struct dump_opts *o, int nviews)
 		return "--raw, --branches, --insns and --calls exclude each other";
 	if (o->raw && (o->json || o->last || o->from || o->to))
 		return "--raw takes no --json and no range";
+	if (o->raw && filter_active(&o->filter))
+		return "--raw takes no --function, --object, --grep or --addr";
 	if ((o->raw_bytes || o->source || o->syntax != DISASM_ATT) &&
 	    o->view != VIEW_INSNS)
 		return "--raw-bytes, --source and --syntax go with --insns";
@@ -430,6 +449,30 @@ static const char *check_opts(const struct dump_opts *o, int nviews)
 	if (o->from && o->to && o->from > o->to)
 		return "--from is past --to";
 	return NULL;
+}
+
+/* The command line after its options. */
+static int dump_args(struct dump_opts *o, int argc, char **argv, int first,
+		     bool raw_names, int nviews, enum dump_view view)
+{
+	const char *why;
+
+	o->view = view;
+	why = check_opts(o, nviews);
+	if (why) {
+		error("dump: %s", why);
+		return EXIT_USAGE;
+	}
+	if (first == argc) {
+		error("dump: no trace file given (see 'btrace dump --help')");
+		return EXIT_USAGE;
+	}
+	if (argc - first > 1) {
+		error("dump: one trace file at a time");
+		return EXIT_USAGE;
+	}
+	names_keep_raw(raw_names);
+	return dump_file(argv[first], o);
 }
 
 int cmd_dump(int argc, char **argv)
@@ -453,31 +496,29 @@ int cmd_dump(int argc, char **argv)
 		OPT_CALLBACK(0, "from", "N", &o.from, "only entries from number N on", parse_count),
 		OPT_CALLBACK(0, "to", "M", &o.to, "only entries up to number M", parse_count),
 		OPT_CALLBACK(0, "thread", "TID", &o.thread, "only thread TID", parse_pid),
+		OPT_STRING(0, "function", "GLOB", &o.filter.function,
+			   "only code of the functions GLOB matches ('shapes::*')"),
+		OPT_STRING(0, "object", "GLOB", &o.filter.object,
+			   "only code in the files GLOB matches ('libc.so*')"),
+		OPT_CALLBACK(0, "grep", "REGEX", &o.filter, "only code of the functions "
+			     "whose names REGEX matches", parse_filter_grep),
+		OPT_CALLBACK(0, "addr", "LO-HI", &o.filter, "only code at addresses LO to "
+			     "HI (hexadecimal, inclusive)", parse_filter_addr),
 		OPT_FLAG(0, "json", &o.json, "one JSON object per line (fields below)"),
 		OPT_NO_DEMANGLE(&raw_names),
 		OPT_END(),
 	};
 	int first = parse_options(argc, argv, &dump_help, opts, 0);
-	const char *why;
+	int ret;
 
 	if (first == PARSE_HELP)
-		return 0;
-	if (first < 0)
-		return EXIT_USAGE;
-	o.view = insns ? VIEW_INSNS : calls ? VIEW_CALLS : VIEW_BRANCHES;
-	why = check_opts(&o, o.raw + branches + insns + calls);
-	if (why) {
-		error("dump: %s", why);
-		return EXIT_USAGE;
-	}
-	if (first == argc) {
-		error("dump: no trace file given (see 'btrace dump --help')");
-		return EXIT_USAGE;
-	}
-	if (argc - first > 1) {
-		error("dump: one trace file at a time");
-		return EXIT_USAGE;
-	}
-	names_keep_raw(raw_names);
-	return dump_file(argv[first], &o);
+		ret = 0;
+	else if (first < 0)
+		ret = EXIT_USAGE;
+	else
+		ret = dump_args(&o, argc, argv, first, raw_names,
+				o.raw + branches + insns + calls,
+				insns ? VIEW_INSNS : calls ? VIEW_CALLS : VIEW_BRANCHES);
+	filter_free(&o.filter);	/* --grep's compiled expression */
+	return ret;
 }

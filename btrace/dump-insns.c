@@ -212,6 +212,11 @@ static int walk(struct insn_view *v, size_t thread, uint64_t lo, uint64_t hi)
 	while ((ret = bts_insn_next(d, &e)) > 0 && e.index <= hi) {
 		if (e.index < lo)
 			continue;
+		/* A gap is code of no function and no file. */
+		if (filter_active(&v->c->o->filter) &&
+		    (e.iclass == BTS_ICLASS_GAP ||
+		     !filter_addr(&v->c->o->filter, v->sym, e.ip)))
+			continue;
 		if (v->c->o->json)
 			print_json(v, &e);
 		else

@@ -10,6 +10,8 @@
 
 #include <bts.h>
 
+#include "dump-filter.h"
+
 enum dump_view { VIEW_BRANCHES, VIEW_INSNS, VIEW_CALLS };
 
 struct dump_opts {
@@ -25,6 +27,7 @@ struct dump_opts {
 	uint64_t last;		/* --last N; 0: not given */
 	uint64_t from, to;	/* --from/--to; 0: not given */
 	pid_t thread;		/* --thread TID; 0: every thread */
+	struct dump_filter filter;	/* --function, --object, --grep, --addr */
 };
 
 struct dump_proc {

@@ -67,7 +67,7 @@ _btrace()
 		_btrace_files "$cur"
 		return ;;
 	--buffer | --keep | --last | --from | --to | --thread | --cpu | --skip | \
-	--max-size | --duration | --listen)
+	--max-size | --duration | --listen | --function | --object | --grep | --addr)
 		return ;;
 	esac
 	if [[ $cmd == help ]]; then
