@@ -13,7 +13,7 @@
 #include "commands.h"
 #include "motion.h"
 
-static int moved(struct replay *r, int result)
+int replay_moved(struct replay *r, int result)
 {
 	if (result == MOTION_NO_HISTORY)
 		printf("\nNo more reverse-execution history.\n");
@@ -36,7 +36,7 @@ static int stepi(struct replay *r, const char *args, bool reverse)
 
 	if (parse_count_arg(args, &n) < 0)
 		return -1;
-	return moved(r, motion_stepi(&th->h, &th->pos, n, reverse));
+	return replay_moved(r, motion_stepi(&th->h, &th->pos, n, reverse));
 }
 
 int rc_stepi(struct replay *r, const char *args)
@@ -59,7 +59,30 @@ static int next(struct replay *r, const char *args, bool reverse)
 		return -1;
 	while (n-- && result == MOTION_DONE)
 		result = motion_next(&th->h, replay_sym(r), &th->pos, reverse);
-	return moved(r, result);
+	return replay_moved(r, result);
+}
+
+static int step(struct replay *r, const char *args, bool reverse)
+{
+	struct replay_thread *th = replay_current(r);
+	int result = MOTION_DONE;
+	uint64_t n;
+
+	if (parse_count_arg(args, &n) < 0)
+		return -1;
+	while (n-- && result == MOTION_DONE)
+		result = motion_step(&th->h, replay_sym(r), &th->pos, reverse);
+	return replay_moved(r, result);
+}
+
+int rc_step(struct replay *r, const char *args)
+{
+	return step(r, args, false);
+}
+
+int rc_reverse_step(struct replay *r, const char *args)
+{
+	return step(r, args, true);
 }
 
 int rc_next(struct replay *r, const char *args)
@@ -79,7 +102,7 @@ static int finish(struct replay *r, const char *cmd, const char *args,
 
 	if (no_args(cmd, args) < 0)
 		return -1;
-	return moved(r, motion_finish(&th->h, &th->pos, reverse));
+	return replay_moved(r, motion_finish(&th->h, &th->pos, reverse));
 }
 
 int rc_finish(struct replay *r, const char *args)
@@ -100,11 +123,11 @@ int rc_goto(struct replay *r, const char *args)
 
 	if (!strcmp(args, "begin") || !strcmp(args, "start")) {
 		th->pos = 1;
-		return moved(r, MOTION_DONE);
+		return replay_moved(r, MOTION_DONE);
 	}
 	if (!strcmp(args, "end")) {
 		th->pos = th->h.n;
-		return moved(r, MOTION_DONE);
+		return replay_moved(r, MOTION_DONE);
 	}
 	errno = 0;
 	v = strtoull(args, &end, 10);
@@ -118,5 +141,5 @@ int rc_goto(struct replay *r, const char *args)
 		return -1;
 	}
 	th->pos = v;
-	return moved(r, MOTION_DONE);
+	return replay_moved(r, MOTION_DONE);
 }
