@@ -187,8 +187,14 @@ int bts_writer_open(const char *path, struct bts_writer **out)
 	/* O_EXCL: never write through a link someone planted at our name. */
 	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (w->fd < 0) {
-		/* Named by the path asked for: the temporary is ours alone. */
-		int err = bts_fail_errno(BTS_E_IO, "cannot create %s", path);
+		/*
+		 * Named by the path asked for; the temporary only when it is
+		 * what stands in the way.
+		 */
+		int err = errno == EEXIST ?
+			  bts_fail_errno(BTS_E_IO, "cannot create %s (temporary %s)",
+					 path, w->tmp) :
+			  bts_fail_errno(BTS_E_IO, "cannot create %s", path);
 
 		wr_free(w);
 		return err;
