@@ -49,7 +49,12 @@ int rc_reverse_stepi(struct replay *r, const char *args)
 	return stepi(r, args, true);
 }
 
-static int next(struct replay *r, const char *args, bool reverse)
+typedef int line_motion(const struct replay_history *h, struct bts_symbolizer *sym,
+			uint64_t *pos, bool reverse);
+
+/* N source lines by @move (motion_next or motion_step). */
+static int by_lines(struct replay *r, const char *args, bool reverse,
+		    line_motion *move)
 {
 	struct replay_thread *th = replay_current(r);
 	int result = MOTION_DONE;
@@ -58,41 +63,28 @@ static int next(struct replay *r, const char *args, bool reverse)
 	if (parse_count_arg(args, &n) < 0)
 		return -1;
 	while (n-- && result == MOTION_DONE)
-		result = motion_next(&th->h, replay_sym(r), &th->pos, reverse);
-	return replay_moved(r, result);
-}
-
-static int step(struct replay *r, const char *args, bool reverse)
-{
-	struct replay_thread *th = replay_current(r);
-	int result = MOTION_DONE;
-	uint64_t n;
-
-	if (parse_count_arg(args, &n) < 0)
-		return -1;
-	while (n-- && result == MOTION_DONE)
-		result = motion_step(&th->h, replay_sym(r), &th->pos, reverse);
+		result = move(&th->h, replay_sym(r), &th->pos, reverse);
 	return replay_moved(r, result);
 }
 
 int rc_step(struct replay *r, const char *args)
 {
-	return step(r, args, false);
+	return by_lines(r, args, false, motion_step);
 }
 
 int rc_reverse_step(struct replay *r, const char *args)
 {
-	return step(r, args, true);
+	return by_lines(r, args, true, motion_step);
 }
 
 int rc_next(struct replay *r, const char *args)
 {
-	return next(r, args, false);
+	return by_lines(r, args, false, motion_next);
 }
 
 int rc_reverse_next(struct replay *r, const char *args)
 {
-	return next(r, args, true);
+	return by_lines(r, args, true, motion_next);
 }
 
 static int finish(struct replay *r, const char *cmd, const char *args,

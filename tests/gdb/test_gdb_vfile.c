@@ -13,16 +13,6 @@
 #include "gdb_util.h"
 #include "rsp_client.h"
 
-static void start(struct rsp_client *s, const char *prog)
-{
-	char *btrace = BTRACE_PATH(), *path = PROG_PATH(prog);
-	char *argv[] = { btrace, "gdbserver", "--", path, NULL };
-
-	rsp_start(s, argv, 10000);
-	free(btrace);
-	free(path);
-}
-
 static char *hex(const char *s)
 {
 	char *out = malloc(2 * strlen(s) + 1);
@@ -53,7 +43,7 @@ TEST(gdb_vfile, packets_read_the_programs_files)
 	const char *r;
 	int pid, fd;
 
-	start(&s, "gdb-loop");
+	gdb_stub_start(&s, "gdb-loop");
 	pid = program_pid(&s);
 	EXPECT_STREQ(rsp_ask(&s, "vFile:setfs:0"), "F0");
 	snprintf(path, sizeof(path), "vFile:setfs:%x", pid);
