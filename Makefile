@@ -93,7 +93,7 @@ $(LIB_SO): $(LIB_PIC)
 # btrace links libbts statically: one binary to copy, and sanitizers see all.
 $(BTRACE): $(BT_OBJ) $(LIB_A)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(BT_OBJ) $(LIB_A) $(LIBS) -ledit
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(BT_OBJ) $(LIB_A) $(LIBS) -ledit -liberty
 
 include tests/tests.mk
 include kernel/kernel.mk

@@ -16,15 +16,19 @@
 #include <bts.h>
 
 #include "btrace.h"
+#include "disasm.h"
 #include "dump.h"
+#include "names.h"
 #include "options.h"
 
 static const struct command_help dump_help = {
 	.name = "dump",
 	.usage = { "[--raw] [--incomplete] FILE",
-		   "[--branches | --insns [--raw-bytes] [--source] |\n"
+		   "[--branches | --insns [--raw-bytes] [--source] [--syntax att|intel] |\n"
 		   "                   --calls [--insn-range] [--line-range] [--indent]]\n"
-		   "                   [--last N | --from N --to M] [--thread TID] [--json] FILE" },
+		   "                   [--last N | --from N --to M] [--thread TID] [--json]\n"
+		   "                   [--function GLOB] [--object GLOB] [--grep REGEX]\n"
+		   "                   [--addr LO-HI] [--no-demangle] FILE" },
 	.summary = "Prints the records of a trace file, thread by thread, oldest first,\n"
 		   "or the instructions and function calls they imply.",
 	.details =
@@ -59,6 +63,10 @@ static const struct command_help dump_help = {
 	"  1\t   0x0000000000401667 <main+8>:\tmovl   $0x0, -0x4(%rbp)\n"
 	"  2\t   0x000000000040166e <main+15>:\tc7 45 fc 00 00 00 00\tmovl ...  (--raw-bytes)\n"
 	"  3\t[decode error (1): lost 12 records]\n"
+	"The text is gdb's (GNU's): AT&T by default, Intel with --syntax intel\n"
+	"  4\t   0x0000000000401675 <main+22>:\tcall   0x401136 <f>\n"
+	"  5\t   0x000000000040167a <main+27>:\tmov    0x2e8f(%rip),%eax        # 0x404510 <n>\n"
+	"  5\t   0x000000000040167a <main+27>:\tmov    eax,DWORD PTR [rip+0x2e8f]        # 0x404510 <n>\n"
 	"\n"
 	"--calls, as gdb's 'record function-call-history' (one line per visit of\n"
 	"a function, numbered from 1; --insn-range is /i, --line-range /l,\n"
@@ -67,6 +75,11 @@ static const struct command_help dump_help = {
 	"  2\t  inc\tinst 9,15\tat t.c:2,4\n"
 	"Unknown functions show as ?? (?? from FILE where a file holds them);\n"
 	"gaps as in --insns.\n"
+	"\n"
+	"--function GLOB, --object GLOB, --grep REGEX and --addr LO-HI keep the\n"
+	"entries of code they all match: a branch by its source or destination, an\n"
+	"instruction by its address, a call by its function and first instruction;\n"
+	"markers and gaps are left out.  Entries keep their numbers.\n"
 	"\n"
 	"Ranges count the entries of the view: records (from 0) for --branches,\n"
 	"instructions for --insns, function segments for --calls.  --from and\n"
@@ -186,7 +199,7 @@ static void print_addr(struct bts_symbolizer *sym, uint64_t addr)
 	printf("0x%016" PRIx64, addr);
 	if (!sym)
 		return;
-	if (bts_symbolize(sym, addr, &name, &off) < 0) {
+	if (symbolize_shown(sym, addr, &name, &off) < 0) {
 		/* No function: the file, as gdb's "?? () from FILE". */
 		name = bts_symbolize_object(sym, addr);
 		if (name)
@@ -235,7 +248,7 @@ static void json_addr(const char *what, struct bts_symbolizer *sym,
 	printf(",\"%s\":\"0x%" PRIx64 "\"", what, addr);
 	if (!sym)
 		return;
-	if (bts_symbolize(sym, addr, &name, &off) < 0) {
+	if (symbolize_shown(sym, addr, &name, &off) < 0) {
 		name = bts_symbolize_object(sym, addr);
 		if (name) {
 			printf(",\"%s_object\":", what);
@@ -262,6 +275,16 @@ void dump_branch_json(struct bts_symbolizer *sym, pid_t tid,
 	puts("}");
 }
 
+/* With a filter: the branches from or to code it picks, and no marker. */
+static bool branch_shown(const struct dump_filter *f, struct bts_symbolizer *sym,
+			 const struct ptbts_record *rec)
+{
+	if (!filter_active(f))
+		return true;
+	return rec->from && (filter_addr(f, sym, rec->from) ||
+			     filter_addr(f, sym, rec->to));
+}
+
 static int dump_branches(struct dump_ctx *c, size_t i)
 {
 	const struct bts_thread_info *th = bts_trace_thread(c->trace, i);
@@ -284,7 +307,7 @@ static int dump_branches(struct dump_ctx *c, size_t i)
 
 		if (kind < 0)
 			return bad_record(c->path, th->tid, index);
-		if (index < lo)
+		if (index < lo || !branch_shown(&c->o->filter, sym, &rec))
 			continue;
 		if (c->o->json)
 			dump_branch_json(sym, th->tid, index, &rec, kind);
@@ -418,14 +441,28 @@ static int dump_file(const char *path, const struct dump_opts *o)
 
 /* ------------------------------------------------------------- options */
 
+static const char *parse_syntax(const char *arg, void *value)
+{
+	if (!strcmp(arg, "att"))
+		*(int *)value = DISASM_ATT;
+	else if (!strcmp(arg, "intel"))
+		*(int *)value = DISASM_INTEL;
+	else
+		return "unknown syntax (att or intel)";
+	return NULL;
+}
+
 static const char *check_opts(const struct dump_opts *o, int nviews)
 {
 	if (nviews > 1)
 		return "--raw, --branches, --insns and --calls exclude each other";
 	if (o->raw && (o->json || o->last || o->from || o->to))
 		return "--raw takes no --json and no range";
-	if ((o->raw_bytes || o->source) && o->view != VIEW_INSNS)
-		return "--raw-bytes and --source go with --insns";
+	if (o->raw && filter_active(&o->filter))
+		return "--raw takes no --function, --object, --grep or --addr";
+	if ((o->raw_bytes || o->source || o->syntax != DISASM_ATT) &&
+	    o->view != VIEW_INSNS)
+		return "--raw-bytes, --source and --syntax go with --insns";
 	if ((o->insn_range || o->line_range || o->indent) && o->view != VIEW_CALLS)
 		return "--insn-range, --line-range and --indent go with --calls";
 	if (o->last && (o->from || o->to))
@@ -435,38 +472,14 @@ static const char *check_opts(const struct dump_opts *o, int nviews)
 	return NULL;
 }
 
-int cmd_dump(int argc, char **argv)
+/* The command line after its options. */
+static int dump_args(struct dump_opts *o, int argc, char **argv, int first,
+		     bool raw_names, int nviews, enum dump_view view)
 {
-	struct dump_opts o = { 0 };
-	bool branches = false, insns = false, calls = false;
-	const struct option opts[] = {
-		OPT_RAW(&o.raw),
-		OPT_FLAG(0, "branches", &branches, "the records with symbols (the default view)"),
-		OPT_FLAG(0, "insns", &insns, "the instruction history (gdb's instruction-history)"),
-		OPT_FLAG(0, "calls", &calls, "the function-call history (gdb's function-call-history)"),
-		OPT_FLAG(0, "raw-bytes", &o.raw_bytes, "--insns: show the bytes of each instruction (/r)"),
-		OPT_FLAG(0, "source", &o.source, "--insns: show the source lines (/s)"),
-		OPT_FLAG(0, "insn-range", &o.insn_range, "--calls: show each call's instructions (/i)"),
-		OPT_FLAG(0, "line-range", &o.line_range, "--calls: show each call's source lines (/l)"),
-		OPT_FLAG(0, "indent", &o.indent, "--calls: indent by call depth (/c)"),
-		OPT_CALLBACK(0, "last", "N", &o.last, "only the last N entries", parse_count),
-		OPT_CALLBACK(0, "from", "N", &o.from, "only entries from number N on", parse_count),
-		OPT_CALLBACK(0, "to", "M", &o.to, "only entries up to number M", parse_count),
-		OPT_CALLBACK(0, "thread", "TID", &o.thread, "only thread TID", parse_pid),
-		OPT_FLAG(0, "json", &o.json, "one JSON object per line (fields below)"),
-		OPT_FLAG(0, "incomplete", &o.incomplete,
-			 "read a file cut short (a killed recorder's FILE.tmp.PID) up to its last whole chunk"),
-		OPT_END(),
-	};
-	int first = parse_options(argc, argv, &dump_help, opts, 0);
 	const char *why;
 
-	if (first == PARSE_HELP)
-		return 0;
-	if (first < 0)
-		return EXIT_USAGE;
-	o.view = insns ? VIEW_INSNS : calls ? VIEW_CALLS : VIEW_BRANCHES;
-	why = check_opts(&o, o.raw + branches + insns + calls);
+	o->view = view;
+	why = check_opts(o, nviews);
 	if (why) {
 		error("dump: %s", why);
 		return EXIT_USAGE;
@@ -479,5 +492,56 @@ int cmd_dump(int argc, char **argv)
 		error("dump: one trace file at a time");
 		return EXIT_USAGE;
 	}
-	return dump_file(argv[first], &o);
+	names_keep_raw(raw_names);
+	return dump_file(argv[first], o);
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	struct dump_opts o = { 0 };
+	bool branches = false, insns = false, calls = false, raw_names = false;
+	const struct option opts[] = {
+		OPT_RAW(&o.raw),
+		OPT_FLAG(0, "branches", &branches, "the records with symbols (the default view)"),
+		OPT_FLAG(0, "insns", &insns, "the instruction history (gdb's instruction-history)"),
+		OPT_FLAG(0, "calls", &calls, "the function-call history (gdb's function-call-history)"),
+		OPT_FLAG(0, "raw-bytes", &o.raw_bytes, "--insns: show the bytes of each instruction (/r)"),
+		OPT_FLAG(0, "source", &o.source, "--insns: show the source lines (/s)"),
+		OPT_CALLBACK(0, "syntax", "att|intel", &o.syntax,
+			     "--insns: AT&T (default) or Intel syntax, as gdb's disassembly-flavor",
+			     parse_syntax),
+		OPT_FLAG(0, "insn-range", &o.insn_range, "--calls: show each call's instructions (/i)"),
+		OPT_FLAG(0, "line-range", &o.line_range, "--calls: show each call's source lines (/l)"),
+		OPT_FLAG(0, "indent", &o.indent, "--calls: indent by call depth (/c)"),
+		OPT_CALLBACK(0, "last", "N", &o.last, "only the last N entries", parse_count),
+		OPT_CALLBACK(0, "from", "N", &o.from, "only entries from number N on", parse_count),
+		OPT_CALLBACK(0, "to", "M", &o.to, "only entries up to number M", parse_count),
+		OPT_CALLBACK(0, "thread", "TID", &o.thread, "only thread TID", parse_pid),
+		OPT_STRING(0, "function", "GLOB", &o.filter.function,
+			   "only code of the functions GLOB matches ('shapes::*')"),
+		OPT_STRING(0, "object", "GLOB", &o.filter.object,
+			   "only code in the files GLOB matches ('libc.so*')"),
+		OPT_CALLBACK(0, "grep", "REGEX", &o.filter, "only code of the functions "
+			     "whose names REGEX matches", parse_filter_grep),
+		OPT_CALLBACK(0, "addr", "LO-HI", &o.filter, "only code at addresses LO to "
+			     "HI (hexadecimal, inclusive)", parse_filter_addr),
+		OPT_FLAG(0, "json", &o.json, "one JSON object per line (fields below)"),
+		OPT_NO_DEMANGLE(&raw_names),
+		OPT_FLAG(0, "incomplete", &o.incomplete,
+			 "read a file cut short (a killed recorder's FILE.tmp.PID) up to its last whole chunk"),
+		OPT_END(),
+	};
+	int first = parse_options(argc, argv, &dump_help, opts, 0);
+	int ret;
+
+	if (first == PARSE_HELP)
+		ret = 0;
+	else if (first < 0)
+		ret = EXIT_USAGE;
+	else
+		ret = dump_args(&o, argc, argv, first, raw_names,
+				o.raw + branches + insns + calls,
+				insns ? VIEW_INSNS : calls ? VIEW_CALLS : VIEW_BRANCHES);
+	filter_free(&o.filter);	/* --grep's compiled expression */
+	return ret;
 }

@@ -297,6 +297,11 @@ static int record(const struct record_opts *o, char **cmd)
 		if (ret < 0)
 			bts_writer_abort(w);
 	}
+	if (ret == -BTS_E_IO) {
+		/* The detail says it all: "cannot create FILE: why". */
+		error("%s", bts_errdetail());
+		return EXIT_RECORD_FAILED;
+	}
 	if (ret < 0) {
 		error_bts(ret, "%s", o->output);
 		return EXIT_RECORD_FAILED;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "btrace.h"
+#include "names.h"
 #include "options.h"
 #include "replay/commands.h"
 #include "replay/input.h"
@@ -113,9 +114,11 @@ static int replay_file(const char *path, const char *script)
 int cmd_replay(int argc, char **argv)
 {
 	const char *script = NULL;
+	bool raw_names = false;
 	const struct option opts[] = {
 		OPT_STRING('x', "script", "SCRIPT", &script,
 			   "run the commands of SCRIPT first"),
+		OPT_NO_DEMANGLE(&raw_names),
 		OPT_END(),
 	};
 	int first = parse_options(argc, argv, &replay_help, opts, 0);
@@ -132,5 +135,6 @@ int cmd_replay(int argc, char **argv)
 		error("replay: one trace file at a time");
 		return EXIT_USAGE;
 	}
+	names_keep_raw(raw_names);
 	return replay_file(argv[first], script);
 }

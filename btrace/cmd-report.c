@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "btrace.h"
+#include "names.h"
 #include "options.h"
 #include "report/report.h"
 
@@ -95,10 +96,12 @@ static int report_file(const char *path, const struct report_opts *o)
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .last = 50 };
+	bool raw_names = false;
 	const struct option opts[] = {
 		OPT_CALLBACK(0, "last", "N", &o.last,
 			     "the last N branches and calls per thread (50)", parse_count),
 		OPT_FLAG(0, "json", &o.json, "one JSON object (fields below)"),
+		OPT_NO_DEMANGLE(&raw_names),
 		OPT_END(),
 	};
 	int first = parse_options(argc, argv, &report_help, opts, 0);
@@ -115,5 +118,6 @@ int cmd_report(int argc, char **argv)
 		error("report: one trace file at a time");
 		return EXIT_USAGE;
 	}
+	names_keep_raw(raw_names);
 	return report_file(argv[first], &o);
 }

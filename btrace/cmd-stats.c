@@ -14,6 +14,7 @@
 #include <bts.h>
 
 #include "btrace.h"
+#include "names.h"
 #include "options.h"
 
 #define TOP 10
@@ -178,7 +179,7 @@ static int thread_stats(const struct bts_trace *t, size_t thread,
 			filtered += s->gap == BTS_GAP_FILTERED;
 			continue;
 		}
-		f = func_of(&funcs, s->function ? s->function : "??");
+		f = func_of(&funcs, s->function ? name_shown(s->function) : "??");
 		if (!f) {
 			ret = EXIT_FAILED;
 			error("stats: out of memory");
@@ -266,7 +267,11 @@ static int stats_file(const char *path)
 
 int cmd_stats(int argc, char **argv)
 {
-	const struct option opts[] = { OPT_END() };
+	bool raw_names = false;
+	const struct option opts[] = {
+		OPT_NO_DEMANGLE(&raw_names),
+		OPT_END(),
+	};
 	int first = parse_options(argc, argv, &stats_help, opts, 0);
 
 	if (first == PARSE_HELP)
@@ -278,5 +283,6 @@ int cmd_stats(int argc, char **argv)
 		      "'btrace stats --help')" : "one trace file at a time");
 		return EXIT_USAGE;
 	}
+	names_keep_raw(raw_names);
 	return stats_file(argv[first]);
 }

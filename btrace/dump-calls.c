@@ -6,9 +6,11 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "btrace.h"
 #include "dump.h"
+#include "names.h"
 
 static const char *const entry_names[] = {
 	[BTS_SEG_START] = "start", [BTS_SEG_CALL] = "call",
@@ -29,7 +31,7 @@ void dump_call_text(const struct dump_opts *o, const struct bts_segment *s)
 	}
 	if (o->indent)
 		printf("%*s", 2 * s->level, "");
-	fputs(s->function ? s->function : "??", stdout);
+	fputs(s->function ? name_shown(s->function) : "??", stdout);
 	if (!s->function && s->object)
 		printf(" from %s", shown(s->object));
 	if (o->insn_range)
@@ -57,7 +59,7 @@ void dump_call_json(pid_t tid, const struct bts_segment *s)
 		return;
 	}
 	fputs(",\"func\":", stdout);
-	json_str(s->function);
+	json_str(name_shown(s->function));
 	if (!s->function && s->object) {
 		fputs(",\"object\":", stdout);
 		json_str(s->object);
@@ -71,6 +73,45 @@ void dump_call_json(pid_t tid, const struct bts_segment *s)
 	puts("}");
 }
 
+/*
+ * The address of each segment's first instruction, for the filters on
+ * places: a second decoding pass, made only for them.  NULL when it
+ * could not be made (then no segment passes such a filter).
+ */
+static uint64_t *segment_starts(struct dump_ctx *c, size_t thread,
+				const struct bts_call_history *h)
+{
+	size_t n = bts_call_history_count(h), k = 0;
+	struct bts_insn_decoder *d;
+	struct bts_insn_entry e;
+	uint64_t *ips = calloc(n ? n : 1, sizeof(*ips));
+
+	if (!ips || bts_insn_decoder_alloc(c->trace, thread, NULL, &d) < 0)
+		return ips;
+	while (k < n && bts_insn_next(d, &e) > 0) {
+		while (k < n && bts_call_history_segment(h, k)->last < e.index)
+			k++;
+		if (k < n && bts_call_history_segment(h, k)->first == e.index)
+			ips[k++] = e.iclass == BTS_ICLASS_GAP ? 0 : e.ip;
+	}
+	bts_insn_decoder_free(d);
+	return ips;
+}
+
+static bool segment_shown(const struct dump_filter *f, const struct bts_segment *s,
+			  struct bts_symbolizer *sym, const uint64_t *ips)
+{
+	uint64_t ip = ips ? ips[s->number - 1] : 0;
+
+	if (!filter_active(f))
+		return true;
+	if (s->entry == BTS_SEG_GAP)
+		return false;
+	return filter_match(f, ip, s->function,
+			    s->object ? s->object :
+			    sym && ip ? bts_symbolize_object(sym, ip) : NULL);
+}
+
 int dump_calls(struct dump_ctx *c, size_t thread)
 {
 	const struct bts_thread_info *th = bts_trace_thread(c->trace, thread);
@@ -80,6 +121,7 @@ int dump_calls(struct dump_ctx *c, size_t thread)
 		 .sym = dump_symbolizer(c, th->pid),
 		 .lines = c->o->line_range);
 	struct bts_insn_decoder *d;
+	uint64_t *ips = NULL;
 	int ret;
 
 	/* Only for its warnings: the history makes its own decoder. */
@@ -94,16 +136,21 @@ int dump_calls(struct dump_ctx *c, size_t thread)
 	}
 	if (!c->o->json)
 		printf("thread %d (process %d)\n", (int)th->tid, (int)th->pid);
+	if (filter_needs_addr(&c->o->filter))
+		ips = segment_starts(c, thread, h);
 	if (dump_range(c->o, 1, bts_call_history_count(h), &lo, &hi)) {
 		for (uint64_t n = lo; n <= hi; n++) {
 			const struct bts_segment *s = bts_call_history_segment(h, n - 1);
 
+			if (!segment_shown(&c->o->filter, s, opts.sym, ips))
+				continue;
 			if (c->o->json)
 				dump_call_json(th->tid, s);
 			else
 				dump_call_text(c->o, s);
 		}
 	}
+	free(ips);
 	bts_call_history_free(h);
 	return 0;
 }

@@ -3,16 +3,17 @@
  * btrace dump --insns: the instruction history, laid out as gdb's
  * `record instruction-history` lays it out:
  *	N\t   0x0000000000401667 <main+8>:\tmovl   $0x0,-0x4(%rbp)
+ * in gdb's text (disasm.c), AT&T or Intel,
  * with /r's raw bytes and /s's source lines as options.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <Zydis/Zydis.h>
-
 #include "btrace.h"
+#include "disasm.h"
 #include "dump.h"
+#include "names.h"
 
 /* gdb pads the raw bytes of up to 7-byte instructions to one width. */
 #define RAW_WIDTH 7
@@ -21,33 +22,16 @@ struct insn_view {
 	struct dump_ctx *c;
 	struct bts_symbolizer *sym;
 	pid_t tid;
-	ZydisDecoder dec;
-	ZydisFormatter fmt;
+	struct disasm dis;
 	const char *file;	/* of the last source line shown */
 	int line;
 	bool mark;		/* the current instruction: "=> " as gdb marks it */
 };
 
-/* AT&T text with the mnemonic padded as GNU objdump pads it. */
 static void disassemble(struct insn_view *v, const struct bts_insn_entry *e,
 			char *out, size_t len)
 {
-	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-	ZydisDecodedInstruction insn;
-	char text[256];
-	const char *sp;
-
-	if (ZYAN_FAILED(ZydisDecoderDecodeFull(&v->dec, e->raw, e->size, &insn, ops)) ||
-	    ZYAN_FAILED(ZydisFormatterFormatInstruction(&v->fmt, &insn, ops,
-			insn.operand_count_visible, text, sizeof(text), e->ip, NULL))) {
-		snprintf(out, len, "(bad)");
-		return;
-	}
-	sp = strchr(text, ' ');
-	if (!sp)
-		snprintf(out, len, "%s", text);
-	else
-		snprintf(out, len, "%-6.*s %s", (int)(sp - text), text, sp + 1);
+	disasm_format(&v->dis, e->raw, e->size, e->ip, v->sym, out, len);
 }
 
 static void raw_bytes(const struct bts_insn_entry *e, char *out, size_t len)
@@ -101,7 +85,7 @@ static void print_text(struct insn_view *v, const struct bts_insn_entry *e)
 	disassemble(v, e, dis, sizeof(dis));
 	printf("%" PRIu64 "\t%s0x%016" PRIx64, e->index, v->mark ? "=> " : "   ",
 	       e->ip);
-	if (v->sym && bts_symbolize(v->sym, e->ip, &name, &off) == 0)
+	if (v->sym && symbolize_shown(v->sym, e->ip, &name, &off) == 0)
 		printf(" <%s+%" PRIu64 ">", name, off);
 	else if ((name = bts_symbolize_object(v->sym, e->ip)))
 		printf(" <?? from %s>", shown(name));
@@ -158,7 +142,7 @@ static void print_json(struct insn_view *v, const struct bts_insn_entry *e)
 		printf("%02x", e->raw[i]);
 	printf("\",\"class\":\"%s\"", class_names[e->iclass]);
 	print_json_flags(e->flags);
-	if (v->sym && bts_symbolize(v->sym, e->ip, &name, &off) == 0) {
+	if (v->sym && symbolize_shown(v->sym, e->ip, &name, &off) == 0) {
 		fputs(",\"func\":", stdout);
 		json_str(name);
 		printf(",\"off\":%" PRIu64, off);
@@ -178,26 +162,12 @@ static void print_json(struct insn_view *v, const struct bts_insn_entry *e)
 	puts("}");
 }
 
-static void view_init(struct insn_view *v)
+/* An i386 program's code is disassembled as 32-bit code. */
+static void view_init(struct insn_view *v, pid_t pid)
 {
-	ZydisDecoderInit(&v->dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-	ZydisFormatterInit(&v->fmt, ZYDIS_FORMATTER_STYLE_ATT);
-	/* Closer to GNU's text: lower-case hex, no zero padding. */
-	ZydisFormatterSetProperty(&v->fmt, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, 0);
-	ZydisFormatterSetProperty(&v->fmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE,
-				  ZYDIS_PADDING_DISABLED);
-	ZydisFormatterSetProperty(&v->fmt, ZYDIS_FORMATTER_PROP_DISP_PADDING,
-				  ZYDIS_PADDING_DISABLED);
-	ZydisFormatterSetProperty(&v->fmt, ZYDIS_FORMATTER_PROP_IMM_PADDING,
-				  ZYDIS_PADDING_DISABLED);
-}
+	int bits = v->c->trace && pid ? bts_trace_process_bits(v->c->trace, pid) : 64;
 
-/* Issue 9: an i386 program's code is disassembled as 32-bit code. */
-static void view_bits(struct insn_view *v, pid_t pid)
-{
-	if (v->c->trace && bts_trace_process_bits(v->c->trace, pid) == 32)
-		ZydisDecoderInit(&v->dec, ZYDIS_MACHINE_MODE_LEGACY_32,
-				 ZYDIS_STACK_WIDTH_32);
+	disasm_init(&v->dis, bits == 32 ? 32 : 64, v->c->o->syntax);
 }
 
 /* One entry on its own (btrace replay, report): the view of c->o. */
@@ -207,9 +177,7 @@ void dump_insn_line(struct dump_ctx *c, pid_t tid, struct bts_symbolizer *sym,
 	struct insn_view v = { .c = c, .sym = sym, .tid = tid, .mark = current };
 	long ti = c->trace ? bts_trace_thread_index(c->trace, tid) : -1;
 
-	view_init(&v);
-	if (ti >= 0)
-		view_bits(&v, bts_trace_thread(c->trace, (size_t)ti)->pid);
+	view_init(&v, ti >= 0 ? bts_trace_thread(c->trace, (size_t)ti)->pid : 0);
 	if (c->o->json)
 		print_json(&v, e);
 	else
@@ -244,6 +212,11 @@ static int walk(struct insn_view *v, size_t thread, uint64_t lo, uint64_t hi)
 	while ((ret = bts_insn_next(d, &e)) > 0 && e.index <= hi) {
 		if (e.index < lo)
 			continue;
+		/* A gap is code of no function and no file. */
+		if (filter_active(&v->c->o->filter) &&
+		    (e.iclass == BTS_ICLASS_GAP ||
+		     !filter_addr(&v->c->o->filter, v->sym, e.ip)))
+			continue;
 		if (v->c->o->json)
 			print_json(v, &e);
 		else
@@ -261,8 +234,7 @@ int dump_insns(struct dump_ctx *c, size_t thread)
 	int ret = 0;
 
 	v.sym = dump_symbolizer(c, th->pid);
-	view_init(&v);
-	view_bits(&v, th->pid);
+	view_init(&v, th->pid);
 	if (c->o->last)
 		ret = count_entries(c, thread, &total);
 	if (!c->o->json)

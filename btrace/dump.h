@@ -10,6 +10,8 @@
 
 #include <bts.h>
 
+#include "dump-filter.h"
+
 enum dump_view { VIEW_BRANCHES, VIEW_INSNS, VIEW_CALLS };
 
 struct dump_opts {
@@ -21,10 +23,12 @@ struct dump_opts {
 	bool insn_range;	/* --calls: like /i */
 	bool line_range;	/* --calls: like /l */
 	bool indent;		/* --calls: like /c */
+	int syntax;		/* --insns: enum disasm_syntax */
 	uint64_t last;		/* --last N; 0: not given */
 	uint64_t from, to;	/* --from/--to; 0: not given */
 	pid_t thread;		/* --thread TID; 0: every thread */
 	bool incomplete;	/* --incomplete: a file cut short is read */
+	struct dump_filter filter;	/* --function, --object, --grep, --addr */
 };
 
 struct dump_proc {

@@ -50,6 +50,8 @@ struct option {
 #define OPT_BUFFER(v)	OPT_CALLBACK(0, "buffer", "SIZE", (v), \
 				     "bytes per thread, K/M/G suffixes (default: 4M)", \
 				     parse_buffer_size)
+#define OPT_NO_DEMANGLE(v) OPT_FLAG(0, "no-demangle", (v), \
+				 "show C++ and Rust names as mangled in the binary")
 #define OPT_RAW(v)	OPT_FLAG(0, "raw", (v), \
 				 "print the stable raw format (see below)")
 

@@ -57,6 +57,9 @@ _btrace()
 	--format)
 		COMPREPLY=($(compgen -W "compact raw" -- "$cur"))
 		return ;;
+	--syntax)
+		COMPREPLY=($(compgen -W "att intel" -- "$cur"))
+		return ;;
 	-p | --pid | --attach)
 		COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur"))
 		return ;;
@@ -64,7 +67,7 @@ _btrace()
 		_btrace_files "$cur"
 		return ;;
 	--buffer | --keep | --last | --from | --to | --thread | --cpu | --skip | \
-	--max-size | --duration | --listen)
+	--max-size | --duration | --listen | --function | --object | --grep | --addr)
 		return ;;
 	esac
 	if [[ $cmd == help ]]; then

@@ -268,7 +268,9 @@ int bts_control_btrace_enable(struct bts_control *c, pid_t tid, uint64_t size,
 	if (!t || !actual)
 		return bts_fail(BTS_E_SRCH, "no thread %d", (int)tid);
 	if (!s->kmod) {
-		*actual = size;		/* ptrace-step records all along */
+		/* ptrace-step records every thread from the first enable on. */
+		bts_step_unpause(s);
+		*actual = size;
 		return 0;
 	}
 	if (!recording(t)) {

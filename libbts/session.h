@@ -154,6 +154,12 @@ struct bts_session {
 
 	struct bts_kmod *kmod;	/* kmod sources: the device; else NULL */
 	struct bts_control *ctl; /* a debugger's control (session_control.c) */
+	/*
+	 * ptrace-step under a debugger that has not enabled branch tracing
+	 * yet: threads run untraced (PTRACE_CONT), no int3 of the source's
+	 * is in the program (step_source.c: bts_step_pause/unpause).
+	 */
+	bool lazy;
 
 	/* Issue 7 (session_fork.c, crash.c). */
 	struct bts_proc **procs;
@@ -263,6 +269,13 @@ int bts_step_signal(struct bts_session *s, struct bts_thread *t, int sig,
 		    const siginfo_t *si);
 void bts_step_exec(struct bts_session *s, struct bts_thread *t);
 void bts_step_restore(struct bts_session *s);
+/*
+ * Until bts_step_unpause(): nothing is recorded, the source's int3s are
+ * out and every thread runs untraced (a debugger's steps are its own).
+ * The threads must be stopped, as they must at unpause.
+ */
+void bts_step_pause(struct bts_session *s);
+void bts_step_unpause(struct bts_session *s);
 void bts_step_set_pending(struct bts_session *s, struct bts_thread *t,
 			  const struct user_regs_struct *regs, bool fresh);
 

@@ -235,6 +235,16 @@ static bool step_not_run(struct bts_control *c, struct bts_thread *t)
 	       bts_thread_getregs(c->s, t, &regs) == 0 && regs.rip == t->pc;
 }
 
+/* step_not_run() for a thread that runs untraced (prepare_step()). */
+static bool lazy_step_not_run(struct bts_control *c, struct bts_thread *t)
+{
+	struct user_regs_struct regs;
+	bool fresh = t->fresh;
+
+	t->fresh = false;
+	return fresh && bts_thread_getregs(c->s, t, &regs) == 0 && regs.rip == t->pc;
+}
+
 /*
  * An exec: the session takes the new image on (its source starts again at
  * the entry), the thread is held there and the debugger hears of it.  The
@@ -293,6 +303,21 @@ static void on_report(struct bts_control *c, pid_t tid, int status)
 	if (c->s->kmod && bts_step_report(&si)) {
 		if (bts_kmod_ctl_stepped(c->s, t))
 			thread_event(c, BTS_STOP_STEP, tid, SIGTRAP, 0);
+		return;
+	}
+	/* ptrace-step before the first enable: a step's trap is the debugger's. */
+	if (c->s->lazy && !t->stepping && bts_step_report(&si)) {
+		t->running = false;
+		if (t->ctl_step && lazy_step_not_run(c, t)) {
+			bts_resume(c->s, t, 0);		/* the step is still to come */
+		} else if (t->ctl_step) {
+			t->ctl_step = false;
+			t->held = true;
+			t->held_sig = 0;
+			thread_event(c, BTS_STOP_STEP, tid, SIGTRAP, 0);
+		} else {
+			bts_resume(c->s, t, 0);
+		}
 		return;
 	}
 	if (bts_step_report(&si)) {
@@ -536,6 +561,9 @@ void bts_control_interrupt(struct bts_control *c)
 static void reenter(struct bts_control *c, struct bts_thread *t,
 		    struct user_regs_struct *regs, bool gap)
 {
+	/* Untraced (before the first enable): no source state to renew. */
+	if (!t->stepping)
+		return;
 	bts_fast_sync(c->s, t);
 	bts_fast_relift(c->s, t);
 	t->sig_entry = false;
@@ -564,6 +592,10 @@ static int prepare_step(struct bts_control *c, struct bts_thread *t)
 		t->fast = false;
 		t->resume_op = PTRACE_SINGLESTEP;
 		bts_step_set_pending(c->s, t, &regs, (long)regs.orig_rax >= 0);
+	} else {
+		/* Untraced: where it is, to know a trap that comes first. */
+		t->pc = regs.rip;
+		t->fresh = (long)regs.orig_rax >= 0;
 	}
 	t->ctl_step = true;
 	return 0;
@@ -969,6 +1001,9 @@ int bts_control_new(struct bts_session *s, struct bts_control **out)
 		bts_kmod_ctl_init(s);
 	/* Whatever runs (an attach's threads on their way to a stop) stops. */
 	stop_all(c);
+	/* ptrace-step: full speed until the debugger enables branch tracing. */
+	if (!s->kmod)
+		bts_step_pause(s);
 	*out = c;
 	return 0;
 }

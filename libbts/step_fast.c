@@ -285,7 +285,8 @@ void bts_fast_enter(struct bts_session *s, struct bts_thread *t,
 			bts_skip_enter(s, t, regs);
 			break;
 		}
-		if (s->single || s->bp_off || bts_thread_nobp(t)) {
+		/* Lazy: only a vfork child steps, and plants nothing. */
+		if (s->single || s->bp_off || s->lazy || bts_thread_nobp(t)) {
 			b.site = 0;
 		} else {
 			block_at(s, t, regs->rip, &b);

@@ -149,6 +149,12 @@ void bts_step_start(struct bts_session *s, struct bts_thread *t)
 	t->sig_entry = false;
 	t->fast = false;
 	t->sigret_from = 0;
+	/* The debugger has not asked for records yet; a vfork child still
+	 * steps through the int3s in the memory it shares. */
+	if (s->lazy && !t->shadow) {
+		t->stepping = false;
+		return;
+	}
 	bts_place_thread(s, t->tid);
 	if (get_regs(t, &regs))
 		return;
@@ -287,6 +293,38 @@ void bts_step_exec(struct bts_session *s, struct bts_thread *t)
 		return;
 	}
 	bts_step_start(s, t);
+}
+
+void bts_step_pause(struct bts_session *s)
+{
+	s->lazy = true;
+	bts_bp_remove_all(&s->bps);	/* the debugger has planted none yet */
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct bts_thread *t = s->threads[i];
+
+		if (t->shadow)
+			continue;
+		t->stepping = false;
+		t->fast = false;
+		t->has_pending = false;
+		t->lifted = 0;
+	}
+}
+
+void bts_step_unpause(struct bts_session *s)
+{
+	if (!s->lazy)
+		return;
+	s->lazy = false;
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct bts_thread *t = s->threads[i];
+
+		if (t->shadow || t->exiting || !t->started)
+			continue;
+		t->stepping = true;
+		t->resume_op = PTRACE_SINGLESTEP;
+		bts_step_start(s, t);
+	}
 }
 
 /* Every planted int3 out: the program is let go, or killed. */

@@ -233,7 +233,15 @@ int bts_writer_open_mode(const char *path, mode_t mode, struct bts_writer **out)
 	/* O_EXCL: never write through a link someone planted at our name. */
 	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	if (w->fd < 0) {
-		err = bts_fail_errno(BTS_E_IO, "create %s", w->tmp);
+		/*
+		 * Named by the path asked for; the temporary only when it is
+		 * what stands in the way.
+		 */
+		err = errno == EEXIST ?
+			  bts_fail_errno(BTS_E_IO, "cannot create %s (temporary %s)",
+					 path, w->tmp) :
+			  bts_fail_errno(BTS_E_IO, "cannot create %s", path);
+
 		wr_free(w);
 		return err;
 	}

@@ -34,10 +34,12 @@ PROG_C_SRC  := $(filter-out tests/progs/static-% tests/progs/lib% tests/progs/i3
 PROG_ST_SRC := $(wildcard tests/progs/static-*.S tests/progs/static-*.c)
 PROG_LIB_SRC := $(wildcard tests/progs/lib*.c)
 PROG_I386_SRC := $(wildcard tests/progs/i386-*.S tests/progs/i386-*.c)
+PROG_CXX_SRC := $(wildcard tests/progs/*.cc)
 PROGS := $(PROG_C_SRC:tests/progs/%.c=$(O)/progs/%) \
 	 $(basename $(PROG_I386_SRC:tests/progs/%=$(O)/progs/%)) \
 	 $(basename $(PROG_ST_SRC:tests/progs/%=$(O)/progs/%)) \
-	 $(PROG_LIB_SRC:tests/progs/%.c=$(O)/progs/%.so)
+	 $(PROG_LIB_SRC:tests/progs/%.c=$(O)/progs/%.so) \
+	 $(PROG_CXX_SRC:tests/progs/%.cc=$(O)/progs/%)
 
 # The headers the assembly sources include (label-asm.h, static-asm.h,
 # i386-asm.h): a change to one rebuilds every program with assembly.
@@ -49,6 +51,12 @@ $(O)/progs/%: tests/progs/%.c $$(wildcard tests/progs/%-asm.S) \
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  PROG    $@")
 	$(Q)$(CC) $(PROG_CFLAGS) -o $@ $(filter %.c %.S,$^)
+
+# tests/progs/NAME.cc: C++ programs, for the names people read demangled.
+$(O)/progs/%: tests/progs/%.cc
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  PROG    $@")
+	$(Q)$(CXX) $(PROG_CFLAGS) -o $@ $<
 
 # tests/progs/strip-NAME.c: stripped programs; only what they export
 # (-rdynamic) keeps a name, from .dynsym.

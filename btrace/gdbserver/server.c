@@ -27,11 +27,14 @@ void gdb_server_init(struct gdb_server *sv, struct bts_control *c)
 	sv->cthread = -1;
 	sv->bts_size = GDB_BTS_SIZE_DEFAULT;
 	sb_init(&sv->xfer);
+	for (size_t i = 0; i < GDB_VFILE_MAX; i++)
+		sv->vfile[i] = -1;
 }
 
 void gdb_server_free(struct gdb_server *sv)
 {
 	sb_free(&sv->xfer);
+	gdb_vfile_close_all(sv);
 	free(sv->bt);
 	free(sv->tids);
 	sv->bt = NULL;
@@ -46,6 +49,7 @@ void gdb_server_reconnect(struct gdb_server *sv)
 	sv->multiprocess = false;
 	sv->xfer_valid = false;
 	sv->cthread = -1;
+	gdb_vfile_close_all(sv);	/* a new gdb knows none of them */
 	/* gdb's cached size starts at 0 again: it sends it before an enable. */
 	sv->bts_size = GDB_BTS_SIZE_DEFAULT;
 }
@@ -386,6 +390,18 @@ int gdb_handle(struct gdb_server *sv, const char *pkt, size_t len,
 	sb_reset(reply);
 	if (!rq) {
 		error_reply(reply);
+		return GDB_REPLY;
+	}
+	/* Host I/O carries paths and binary data: a parser of its own. */
+	if (len > 6 && !memcmp(pkt, "vFile:", 6) && !memchr(pkt, 0, len)) {
+		char *args = strndup(pkt + 6, len - 6);
+
+		if (args)
+			gdb_vfile(sv, args, reply);
+		else
+			error_reply(reply);
+		free(args);
+		free(rq);
 		return GDB_REPLY;
 	}
 	rsp_parse(pkt, len, rq);

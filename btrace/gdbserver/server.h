@@ -35,6 +35,8 @@ struct bt_state {
 	uint64_t last_pc;
 };
 
+#define GDB_VFILE_MAX 16	/* files gdb may hold open through vFile */
+
 struct gdb_server {
 	struct bts_control *c;	/* NULL: no program (gone, or fuzzing) */
 	bool noack;
@@ -60,6 +62,8 @@ struct gdb_server {
 
 	pid_t *tids;		/* qfThreadInfo's list, for qsThreadInfo */
 	size_t ntids, tids_sent;
+
+	int vfile[GDB_VFILE_MAX];	/* vFile's open files; -1: free */
 };
 
 /* What the connection loop must do after sending the reply. */
@@ -119,6 +123,10 @@ int gdb_btrace_doc(struct gdb_server *sv, bool conf, const char *annex,
 		   struct strbuf *doc);
 /* Forgets the tracing of threads that are gone. */
 void gdb_btrace_forget(struct gdb_server *sv, pid_t tid);
+
+/* server_vfile.c: the packet after "vFile:" (NUL-terminated). */
+void gdb_vfile(struct gdb_server *sv, const char *args, struct strbuf *reply);
+void gdb_vfile_close_all(struct gdb_server *sv);
 
 /* server_xfer.c */
 void gdb_xfer(struct gdb_server *sv, const struct rsp_req *rq,

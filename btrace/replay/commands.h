@@ -20,6 +20,15 @@ typedef int replay_cmd_fn(struct replay *r, const char *args);
 replay_cmd_fn rc_stepi, rc_reverse_stepi, rc_next, rc_reverse_next;
 replay_cmd_fn rc_finish, rc_reverse_finish, rc_goto;
 replay_cmd_fn rc_bt, rc_list, rc_history, rc_calls, rc_info, rc_thread;
+replay_cmd_fn rc_step, rc_reverse_step, rc_break, rc_delete, rc_continue;
+replay_cmd_fn rc_reverse_continue;
+
+/* info breakpoints, info sharedlibrary. */
+int info_breakpoints(struct replay *r);
+int info_sharedlibrary(struct replay *r);
+
+/* Says where a motion (&enum motion_result) ended, as gdb does. */
+int replay_moved(struct replay *r, int result);
 
 /* A count argument: empty is 1; -1 with a message when it is not one. */
 int parse_count_arg(const char *args, uint64_t *n);

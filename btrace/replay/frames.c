@@ -10,6 +10,7 @@
 
 #include "../btrace.h"
 #include "../dump.h"
+#include "../names.h"
 #include "frames.h"
 
 struct frame_list {
@@ -106,7 +107,7 @@ static void print_text(struct bts_symbolizer *sym, size_t i,
 		fputs("<a gap in the history>\n", stdout);
 		return;
 	}
-	if (sym && bts_symbolize(sym, at, &name, &off) < 0)
+	if (sym && symbolize_shown(sym, at, &name, &off) < 0)
 		name = NULL;
 	if (sym && bts_symbolize_line(sym, at, &file, &line) < 0)
 		file = NULL;
@@ -132,7 +133,7 @@ static void print_json(struct bts_symbolizer *sym, size_t i,
 	printf("{\"n\":%zu,\"kind\":\"%s\"", i, kinds[fr->kind]);
 	if (fr->kind == FRAME_PC || fr->kind == FRAME_RETURN) {
 		printf(",\"pc\":\"0x%" PRIx64 "\"", fr->pc);
-		if (sym && bts_symbolize(sym, at, &name, &off) == 0) {
+		if (sym && symbolize_shown(sym, at, &name, &off) == 0) {
 			fputs(",\"func\":", stdout);
 			json_str(name);
 			printf(",\"off\":%" PRIu64, fr->pc - at + off);

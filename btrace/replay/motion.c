@@ -122,6 +122,127 @@ int motion_next(const struct replay_history *h, struct bts_symbolizer *sym,
 	return reverse ? next_backward(h, sym, pos) : next_forward(h, sym, pos);
 }
 
+/* Past a call that has no lines: the first instruction after it returns. */
+static uint64_t past_callee(const struct replay_history *h, uint64_t q, int32_t d0)
+{
+	while (q < h->n && replay_insn(h, q + 1)->depth > d0)
+		q++;
+	return q;
+}
+
+/* The line of the call that the return to @q comes back from. */
+static struct line call_line(const struct replay_history *h,
+			     struct bts_symbolizer *sym, uint64_t q, int32_t d)
+{
+	while (q > 1 && replay_insn(h, q - 1)->depth > d)
+		q--;
+	return q > 1 ? line_of(h, sym, q - 1) : (struct line){ 0 };
+}
+
+static int step_forward(const struct replay_history *h,
+			struct bts_symbolizer *sym, uint64_t *pos)
+{
+	int32_t d0 = replay_insn(h, *pos)->depth;
+	struct line l0 = line_of(h, sym, *pos);
+
+	for (uint64_t q = *pos + 1; q <= h->n; q++) {
+		int32_t d = replay_insn(h, q)->depth;
+		struct line l = line_of(h, sym, q);
+
+		if (is_gap(h, q) || (d > d0 && l.file)) {
+			*pos = q;
+			return MOTION_DONE;
+		}
+		if (d > d0) {
+			q = past_callee(h, q, d0);
+			continue;
+		}
+		if (d < d0) {
+			/* Back in the caller: a line of its own starts here, or
+			 * the rest of the line that called runs first. */
+			if (l.file && !same_line(call_line(h, sym, q, d), l)) {
+				*pos = q;
+				return MOTION_DONE;
+			}
+			d0 = d;
+			l0 = l;
+			continue;
+		}
+		if (l.file && !same_line(l0, l)) {
+			*pos = q;
+			return MOTION_DONE;
+		}
+	}
+	*pos = h->n;
+	return MOTION_NO_HISTORY;
+}
+
+/* Before a call that has no lines, seen from after its return. */
+static uint64_t before_callee(const struct replay_history *h, uint64_t q,
+			      int32_t d0)
+{
+	while (q > 1 && replay_insn(h, q - 1)->depth > d0)
+		q--;
+	return q;
+}
+
+/*
+ * Back to the start of the previous line; a call of that line to a
+ * function with lines is entered at its last line, as gdb's reverse-step.
+ */
+static int step_backward(const struct replay_history *h,
+			 struct bts_symbolizer *sym, uint64_t *pos)
+{
+	int32_t d0 = replay_insn(h, *pos)->depth;
+	struct line cur = line_of(h, sym, *pos);
+	uint64_t start = line_start(h, sym, *pos, d0), target = 0;
+
+	/* Amid a line, gdb goes back to its start first. */
+	if (start != *pos) {
+		*pos = start;
+		return MOTION_DONE;
+	}
+	for (uint64_t q = *pos - 1; q >= 1; q--) {
+		int32_t d = replay_insn(h, q)->depth;
+		struct line l = line_of(h, sym, q);
+
+		if (d > d0 && l.file && !is_gap(h, q)) {
+			*pos = line_start(h, sym, q, d);
+			return MOTION_DONE;
+		}
+		if (d > d0) {
+			q = before_callee(h, q, d0);
+			continue;
+		}
+		if (is_gap(h, q) || d < d0) {
+			*pos = target ? target : is_gap(h, q) ? q : line_start(h, sym, q, d);
+			return MOTION_DONE;
+		}
+		if (!l.file)
+			continue;
+		if (same_line(cur, l)) {
+			target = target ? q : 0;
+			continue;
+		}
+		if (target) {
+			*pos = target;
+			return MOTION_DONE;
+		}
+		cur = l;
+		target = q;
+	}
+	*pos = target ? target : 1;
+	return target ? MOTION_DONE : MOTION_NO_HISTORY;
+}
+
+int motion_step(const struct replay_history *h, struct bts_symbolizer *sym,
+		uint64_t *pos, bool reverse)
+{
+	if (reverse ? *pos <= 1 : *pos >= h->n)
+		return MOTION_NO_HISTORY;
+	return reverse ? step_backward(h, sym, pos) : step_forward(h, sym, pos);
+}
+
 int motion_finish(const struct replay_history *h, uint64_t *pos, bool reverse)
 {
 	int32_t d0 = replay_insn(h, *pos)->depth;

@@ -31,6 +31,14 @@ int motion_stepi(const struct replay_history *h, uint64_t *pos,
 int motion_next(const struct replay_history *h, struct bts_symbolizer *sym,
 		uint64_t *pos, bool reverse);
 /*
+ * One source line into calls, as gdb's step: forwards to the first
+ * instruction of the next line, in a called function that has lines
+ * (those without are run through whole); backwards to the start of the
+ * previous line, in the function it returned from if it has lines.
+ */
+int motion_step(const struct replay_history *h, struct bts_symbolizer *sym,
+		uint64_t *pos, bool reverse);
+/*
  * Out of the current function: forwards to the first instruction after
  * its return, backwards to the call that entered it.
  */

@@ -13,7 +13,7 @@
 #include "commands.h"
 #include "motion.h"
 
-static int moved(struct replay *r, int result)
+int replay_moved(struct replay *r, int result)
 {
 	if (result == MOTION_NO_HISTORY)
 		printf("\nNo more reverse-execution history.\n");
@@ -36,7 +36,7 @@ static int stepi(struct replay *r, const char *args, bool reverse)
 
 	if (parse_count_arg(args, &n) < 0)
 		return -1;
-	return moved(r, motion_stepi(&th->h, &th->pos, n, reverse));
+	return replay_moved(r, motion_stepi(&th->h, &th->pos, n, reverse));
 }
 
 int rc_stepi(struct replay *r, const char *args)
@@ -49,7 +49,12 @@ int rc_reverse_stepi(struct replay *r, const char *args)
 	return stepi(r, args, true);
 }
 
-static int next(struct replay *r, const char *args, bool reverse)
+typedef int line_motion(const struct replay_history *h, struct bts_symbolizer *sym,
+			uint64_t *pos, bool reverse);
+
+/* N source lines by @move (motion_next or motion_step). */
+static int by_lines(struct replay *r, const char *args, bool reverse,
+		    line_motion *move)
 {
 	struct replay_thread *th = replay_current(r);
 	int result = MOTION_DONE;
@@ -58,18 +63,28 @@ static int next(struct replay *r, const char *args, bool reverse)
 	if (parse_count_arg(args, &n) < 0)
 		return -1;
 	while (n-- && result == MOTION_DONE)
-		result = motion_next(&th->h, replay_sym(r), &th->pos, reverse);
-	return moved(r, result);
+		result = move(&th->h, replay_sym(r), &th->pos, reverse);
+	return replay_moved(r, result);
+}
+
+int rc_step(struct replay *r, const char *args)
+{
+	return by_lines(r, args, false, motion_step);
+}
+
+int rc_reverse_step(struct replay *r, const char *args)
+{
+	return by_lines(r, args, true, motion_step);
 }
 
 int rc_next(struct replay *r, const char *args)
 {
-	return next(r, args, false);
+	return by_lines(r, args, false, motion_next);
 }
 
 int rc_reverse_next(struct replay *r, const char *args)
 {
-	return next(r, args, true);
+	return by_lines(r, args, true, motion_next);
 }
 
 static int finish(struct replay *r, const char *cmd, const char *args,
@@ -79,7 +94,7 @@ static int finish(struct replay *r, const char *cmd, const char *args,
 
 	if (no_args(cmd, args) < 0)
 		return -1;
-	return moved(r, motion_finish(&th->h, &th->pos, reverse));
+	return replay_moved(r, motion_finish(&th->h, &th->pos, reverse));
 }
 
 int rc_finish(struct replay *r, const char *args)
@@ -100,11 +115,11 @@ int rc_goto(struct replay *r, const char *args)
 
 	if (!strcmp(args, "begin") || !strcmp(args, "start")) {
 		th->pos = 1;
-		return moved(r, MOTION_DONE);
+		return replay_moved(r, MOTION_DONE);
 	}
 	if (!strcmp(args, "end")) {
 		th->pos = th->h.n;
-		return moved(r, MOTION_DONE);
+		return replay_moved(r, MOTION_DONE);
 	}
 	errno = 0;
 	v = strtoull(args, &end, 10);
@@ -118,5 +133,5 @@ int rc_goto(struct replay *r, const char *args)
 		return -1;
 	}
 	th->pos = v;
-	return moved(r, MOTION_DONE);
+	return replay_moved(r, MOTION_DONE);
 }

@@ -80,6 +80,9 @@ void replay_close(struct replay *r)
 		bts_call_history_free(r->threads[i].calls);
 	}
 	free(r->threads);
+	for (size_t i = 0; i < r->nbreaks; i++)
+		free(r->breaks[i].spec);
+	free(r->breaks);
 	dump_ctx_free(&r->dump);
 	bts_trace_close(r->trace);
 	memset(r, 0, sizeof(*r));

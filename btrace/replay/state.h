@@ -27,6 +27,13 @@ struct replay_thread {
 	struct bts_call_history *calls;	/* made by the first `calls` */
 };
 
+/* A breakpoint: every location resolves to the address it stops at. */
+struct replay_break {
+	int number;		/* from 1, as gdb numbers them */
+	uint64_t addr;
+	char *spec;		/* as the user gave it */
+};
+
 struct replay {
 	const char *path;
 	struct bts_trace *trace;
@@ -36,6 +43,9 @@ struct replay {
 	struct replay_thread *threads;
 	size_t nthreads;
 	size_t cur;
+	struct replay_break *breaks;
+	size_t nbreaks;
+	int last_break;		/* the number of the newest */
 	bool quit;
 };
 

@@ -12,16 +12,40 @@
 #include "../btrace.h"
 #include "commands.h"
 
+/* "", "N" or "-N": gdb's backtrace limits; false when it is none. */
+static bool bt_limit(const char *args, long *limit)
+{
+	char *end;
+
+	*limit = 0;
+	if (!*args)
+		return true;
+	*limit = strtol(args, &end, 10);
+	return !*end && *limit && *limit > -100000 && *limit < 100000;
+}
+
 int rc_bt(struct replay *r, const char *args)
 {
 	struct replay_thread *th = replay_current(r);
 	struct replay_frame frames[REPLAY_MAX_FRAMES];
-	size_t n;
+	size_t n, lo = 0, hi;
+	long limit;
 
-	(void)args;
+	if (!bt_limit(args, &limit)) {
+		error("bt: N or -N (frames from the innermost or the outermost), "
+		      "not '%s'", args);
+		return -1;
+	}
 	n = replay_frames(&th->h, th->pos, &th->stop, frames, REPLAY_MAX_FRAMES);
-	for (size_t i = 0; i < n; i++)
+	hi = n;
+	if (limit > 0 && (size_t)limit < n)
+		hi = limit;
+	else if (limit < 0 && (size_t)-limit < n)
+		lo = n + limit;
+	for (size_t i = lo; i < hi; i++)
 		replay_frame_print(replay_sym(r), i, &frames[i], false);
+	if (hi < n)
+		printf("(More stack frames follow...)\n");
 	return 0;
 }
 
@@ -163,7 +187,12 @@ int rc_info(struct replay *r, const char *args)
 		return info_threads(r);
 	if (len && !strncmp(args, "registers", len))
 		return info_registers(r);
-	error("info: position, threads or registers, not '%s'", args);
+	if (len && !strncmp(args, "breakpoints", len))
+		return info_breakpoints(r);
+	if (len && !strncmp(args, "sharedlibrary", len))
+		return info_sharedlibrary(r);
+	error("info: position, threads, registers, breakpoints or sharedlibrary, "
+	      "not '%s'", args);
 	return -1;
 }
 

@@ -947,7 +947,9 @@ BTS_API int bts_control_record(struct bts_control *c, pid_t tid, uint64_t n,
 
 /*
  * Issue 6, kmod-step under a debugger (kmodgdb helper).  With ptrace-step
- * every thread records all along; with kmod-step a thread records only
+ * the program runs untraced (no step, no int3 of the source's) until the
+ * first bts_control_btrace_enable(), and from then on every thread
+ * records; with kmod-step a thread records only
  * from bts_control_btrace_enable() (the held thread is attached to the
  * module with a buffer of @size bytes, rounded up to whole pages: *@actual)
  * to bts_control_btrace_disable() (its buffer is released), and its records

@@ -9,6 +9,17 @@
 #include <unistd.h>
 
 #include "gdb_util.h"
+#include "rsp_client.h"
+
+void gdb_stub_start(struct rsp_client *s, const char *prog)
+{
+	char *btrace = BTRACE_PATH(), *path = PROG_PATH(prog);
+	char *argv[] = { btrace, "gdbserver", "--", path, NULL };
+
+	rsp_start(s, argv, 10000);
+	free(btrace);
+	free(path);
+}
 
 char *gdb_target(const char *prog, const char *stub_args)
 {

@@ -22,6 +22,10 @@
 void gdb_run(struct harness_cmd *cmd, const char *prog, const char *target,
 	     const char *const *cmds);
 
+struct rsp_client;
+/* btrace gdbserver -- PROG (a name in the build's progs/), on pipes. */
+void gdb_stub_start(struct rsp_client *s, const char *prog);
+
 /* The gdbserver target command for @prog ("target remote | ... -- PATH"). */
 char *gdb_target(const char *prog, const char *stub_args);
 

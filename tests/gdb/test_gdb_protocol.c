@@ -11,17 +11,6 @@
 #include "gdb_util.h"
 #include "rsp_client.h"
 
-/* btrace gdbserver -- PROG (a name in the build's progs/). */
-static void start(struct rsp_client *s, const char *prog)
-{
-	char *btrace = BTRACE_PATH(), *path = PROG_PATH(prog);
-	char *argv[] = { btrace, "gdbserver", "--", path, NULL };
-
-	rsp_start(s, argv, 10000);
-	free(btrace);
-	free(path);
-}
-
 static int count(const char *s, const char *what)
 {
 	int n = 0;
@@ -44,7 +33,7 @@ TEST(gdb_protocol, errors_and_interrupt)
 	const char *r;
 	int i;
 
-	start(&s, "gdb-loop");
+	gdb_stub_start(&s, "gdb-loop");
 	r = rsp_ask(&s, "qSupported:swbreak+;xmlRegisters=i386");
 	EXPECT_STREQ(r, "PacketSize=4000;QStartNoAckMode+;swbreak+;"
 			"qXfer:auxv:read+;qXfer:exec-file:read+;"
@@ -115,7 +104,7 @@ TEST(gdb_protocol, exec_stop_reply)
 	struct rsp_client s;
 
 	ASSERT_TRUE(real != NULL);
-	start(&s, "gdb-exec");
+	gdb_stub_start(&s, "gdb-exec");
 	r = rsp_ask(&s, "qSupported:swbreak+;fork-events+;exec-events+");
 	EXPECT_TRUE(strstr(r, ";exec-events+;") != NULL);
 	EXPECT_TRUE(strstr(r, "fork-events") == NULL);	/* not offered */
