@@ -130,6 +130,10 @@ static void ptbts_hw_in(struct ptbts_hw *hw)
 	smp_mb();
 	if (READ_ONCE(hw->stopping)) {
 		WRITE_ONCE(hw->active, false);
+	} else if (!ptbts_thread_linked(hw->t)) {
+		/* Every slice starts here: none starts past the ptrace link. */
+		WRITE_ONCE(hw->active, false);
+		ptbts_thread_unlink(hw->t, PTBTS_STATE_DETACHED);
 	} else {
 		ds_task_sched_in(&ptbts_hw_ops, &hw->ds, ptbts_hw_tail(hw), 0);
 		this_cpu_write(ptbts_hw_cur, hw);

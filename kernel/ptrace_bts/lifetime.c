@@ -14,6 +14,7 @@
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/coredump.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -28,14 +29,78 @@ static struct tracepoint *ptbts_tp_exit;
 /* Releases queued and not yet done; sysfs shows it (caps.c). */
 static atomic_t ptbts_nr_queued = ATOMIC_INIT(0);
 
+/**
+ * ptbts_thread_unlink() - the attachment ends: no more records, release it
+ * @t:   the thread object; the caller holds a reference, or is the thread
+ *       recording into it (its source holds one)
+ * @why: %PTBTS_STATE_EXITED or %PTBTS_STATE_DETACHED
+ *
+ * Any context: the buffer is released from a workqueue (unpinning and
+ * vunmap sleep), which also wakes the tracer (ptbts_ring_stop()).  Only the
+ * first call for an attachment counts.
+ *
+ * Return: whether this call ended it.
+ */
+bool ptbts_thread_unlink(struct ptbts_thread *t, u32 why)
+{
+	if (cmpxchg(&t->gone, 0, why))
+		return false;
+	refcount_inc(&t->ref);
+	atomic_inc(&ptbts_nr_queued);
+	queue_work(ptbts_wq, &t->release_work);
+	return true;
+}
+
 /* Under the registry lock: the attachment ends, its release is queued. */
 static void ptbts_registry_evict(struct ptbts_thread *t, u32 why)
 {
 	list_del_init(&t->reg_node);
-	WRITE_ONCE(t->gone, why);
-	refcount_inc(&t->ref);
-	atomic_inc(&ptbts_nr_queued);
-	queue_work(ptbts_wq, &t->release_work);
+	ptbts_thread_unlink(t, why);
+}
+
+/**
+ * ptbts_tracer_linked() - whether @t's tracer still holds its ptrace link
+ * @t: the thread object
+ *
+ * The link ends when the tracer lets the thread go (PTRACE_DETACH), exits
+ * (ptrace detaches its tracees), or exec's: the buffer was its old image's
+ * memory, and nothing of the new image asked for a recording.  Any context.
+ *
+ * Return: true while it holds.
+ */
+bool ptbts_tracer_linked(const struct ptbts_thread *t)
+{
+	bool traced;
+
+	rcu_read_lock();
+	traced = ptrace_parent(t->task) == t->tracer;
+	rcu_read_unlock();
+	return traced &&
+	       READ_ONCE(t->tracer->self_exec_id) == t->tracer_exec_id;
+}
+
+/**
+ * ptbts_thread_linked() - whether current may still be recorded into @t
+ * @t: an attachment of current's
+ *
+ * Called by every source before it records (kmod-step at each trap,
+ * kmod-bts and kmod-pebs at each slice) and at exec.  Besides the ptrace
+ * link, an exec since attach must have left the thread dumpable: that is
+ * the rule fs/exec.c applies to perf events (they end when get_dumpable()
+ * != SUID_DUMP_USER), and it covers every exec that changes credentials
+ * (setuid, setgid, file capabilities: commit_creds() then makes the mm
+ * non-dumpable) and every exec of an unreadable program.  A thread that was
+ * already non-dumpable at attach was so with the tracer's ptrace access.
+ *
+ * Return: true while it may.
+ */
+bool ptbts_thread_linked(struct ptbts_thread *t)
+{
+	if (!ptbts_tracer_linked(t))
+		return false;
+	if (READ_ONCE(current->self_exec_id) == t->exec_id)
+		return true;
+	return current->mm && get_dumpable(current->mm) == SUID_DUMP_USER;
 }
 
 static void ptbts_on_exit(void *data, struct task_struct *p)
@@ -62,29 +127,18 @@ void ptbts_release_work(struct work_struct *work)
 	struct ptbts_thread *t = container_of(work, struct ptbts_thread,
 					      release_work);
 
+	ptbts_registry_del(t);
 	ptbts_thread_release(t);
 	ptbts_thread_put(t);
 	atomic_dec(&ptbts_nr_queued);
-}
-
-/* Whether @tracer still traces @task (it may have PTRACE_DETACHed). */
-static bool ptbts_still_traced_by(struct task_struct *task,
-				  struct task_struct *tracer)
-{
-	bool traced;
-
-	rcu_read_lock();
-	traced = ptrace_parent(task) == tracer;
-	rcu_read_unlock();
-	return traced;
 }
 
 /**
  * ptbts_registry_add() - enter a new attachment
  * @t: the thread object, its buffer pinned
  *
- * An older attachment of the same thread whose tracer no longer traces it
- * (it detached through ptrace, not through the session) is evicted.
+ * An older attachment of the same thread whose tracer's link ended (it
+ * detached through ptrace, not through the session, or exec'd) is evicted.
  *
  * Return: 0; -EEXIST when the thread is attached already; -ESRCH when it is
  * exiting (its exit probe may have run before it was entered).
@@ -98,7 +152,7 @@ int ptbts_registry_add(struct ptbts_thread *t)
 	list_for_each_entry_safe(o, next, &ptbts_registry, reg_node) {
 		if (o->task != t->task)
 			continue;
-		if (ptbts_still_traced_by(o->task, o->tracer)) {
+		if (ptbts_tracer_linked(o)) {
 			err = -EEXIST;
 			goto unlock;
 		}

@@ -120,10 +120,13 @@ struct ptbts_session {
  * @task:         the thread (a reference)
  * @tracer:       the thread that attached it, its ptrace tracer
  * @tid:          @task's id as the tracer sees it
+ * @exec_id:      @task's self_exec_id at attach (ptbts_thread_linked())
+ * @tracer_exec_id: @tracer's self_exec_id at attach
  * @source:       &enum ptbts_source
  * @mode:         &enum ptbts_mode
  * @gone:         0 while attached, else the final &enum ptbts_state
- *                (%PTBTS_STATE_EXITED or %PTBTS_STATE_DETACHED)
+ *                (%PTBTS_STATE_EXITED or %PTBTS_STATE_DETACHED); set once,
+ *                by cmpxchg(), by whoever ends the attachment
  * @session:      the session, which outlives the object's attachment
  * @ring:         the positions in @buf
  * @step:         the kmod-step state, or NULL
@@ -151,6 +154,8 @@ struct ptbts_thread {
 	struct task_struct *task;
 	struct task_struct *tracer;
 	pid_t tid;
+	u64 exec_id;
+	u64 tracer_exec_id;
 	u32 source;
 	u32 mode;
 	u32 gone;
@@ -228,6 +233,7 @@ void ptbts_thread_watch(struct ptbts_thread *t);
 void ptbts_thread_put(struct ptbts_thread *t);
 void ptbts_thread_release(struct ptbts_thread *t);
 void ptbts_thread_end(struct ptbts_thread *t);
+void ptbts_thread_settle(struct ptbts_thread *t);
 u32 ptbts_thread_state(const struct ptbts_thread *t);
 bool ptbts_thread_ready(const struct ptbts_thread *t);
 
@@ -278,5 +284,8 @@ int ptbts_registry_add(struct ptbts_thread *t);
 void ptbts_registry_del(struct ptbts_thread *t);
 int ptbts_releases_queued(void);
 void ptbts_release_work(struct work_struct *work);
+bool ptbts_thread_linked(struct ptbts_thread *t);
+bool ptbts_tracer_linked(const struct ptbts_thread *t);
+bool ptbts_thread_unlink(struct ptbts_thread *t, u32 why);
 
 #endif /* PTBTS_H */

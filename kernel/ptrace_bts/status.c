@@ -78,7 +78,7 @@ long ptbts_ioctl_status(struct ptbts_session *s, void __user *uarg)
 	mutex_lock(&s->lock);
 	t = ptbts_session_find(s, in.tid);
 	if (t) {
-		flush_work(&t->release_work);
+		ptbts_thread_settle(t);
 		ptbts_status_fill(&st, t, usize);
 	}
 	mutex_unlock(&s->lock);

@@ -4,7 +4,8 @@
  *
  *  - exec resets the user registers, trap flag included: the probe on
  *    sched_process_exec (the new image's registers are set) writes the
- *    EXEC marker {0 -> entry} and sets the flag again;
+ *    EXEC marker {0 -> entry} and sets the flag again, unless the exec
+ *    ended what the tracer may record (ptbts_thread_linked());
  *  - fork, vfork and clone copy the parent's registers, trap flag
  *    included: the probe on sched_process_fork (before the child first
  *    runs) clears it in every child of a stepped task, which would
@@ -169,6 +170,33 @@ void ptbts_step_queue_work(struct ptbts_step *st, struct ptbts_thread *t)
 	ptbts_step_put(st);
 }
 
+/**
+ * ptbts_step_end() - the ptrace link of current ended: record no more
+ * @st: the state of current
+ * @t:  its attachment, found under RCU
+ *
+ * Any context of current.  A final GAP marker says that tracing was turned
+ * off, the attachment ends (DETACHED; its release wakes the tracer), and
+ * nothing of current is recorded from here on: the trap notifier and the
+ * probes check @st->off and ptbts_thread_linked() before they record.  The
+ * caller takes the trap flag back.
+ */
+void ptbts_step_end(struct ptbts_step *st, struct ptbts_thread *t)
+{
+	if (!st->off)
+		ptbts_step_emit(st, t, 0, PTBTS_GAP_DISABLED, PTBTS_KIND_GAP);
+	st->off = true;
+	st->has_prev = false;
+	st->sig_pending = false;
+	ptbts_thread_unlink(t, PTBTS_STATE_DETACHED);
+}
+
+/*
+ * The new image's registers are set and its trap flag is clear.  Stepping
+ * goes on only while current may still be recorded: an exec that made it
+ * non-dumpable (a setuid program, say) ends the attachment here, before
+ * the program's first instruction, and with no EXEC marker.
+ */
 static void ptbts_on_exec(void *data, struct task_struct *p, pid_t old_pid,
 			  struct linux_binprm *bprm)
 {
@@ -179,12 +207,15 @@ static void ptbts_on_exec(void *data, struct task_struct *p, pid_t old_pid,
 	rcu_read_lock();
 	st = ptbts_step_find(current);
 	t = st ? ptbts_step_armed(st) : NULL;
-	if (t) {
+	if (t && !ptbts_thread_linked(t)) {
+		ptbts_step_end(st, t);
+		ptbts_step_unhash(st);
+	} else if (t) {
 		ptbts_step_emit(st, t, 0, regs->ip, PTBTS_KIND_EXEC);
 		st->in_gap = false;
 		st->off = false;
 		st->has_prev = false;
-		/* A 32-bit image too, as ptrace-step (issue 9). */
+		/* A 32-bit image too, as ptrace-step does. */
 		ptbts_step_pend(st, regs);
 		ptbts_step_rearm();
 	}
@@ -217,7 +248,12 @@ static void ptbts_on_signal(void *data, int sig, struct kernel_siginfo *info,
 	rcu_read_lock();
 	st = ptbts_step_find(current);
 	t = st ? ptbts_step_armed(st) : NULL;
-	if (t && !st->off) {
+	if (t && !ptbts_thread_linked(t)) {
+		/* Before the frame saves the flags: no frame keeps the flag. */
+		ptbts_step_end(st, t);
+		if (ptbts_step_unhash(st) && !test_thread_flag(TIF_SINGLESTEP))
+			regs->flags &= ~X86_EFLAGS_TF;
+	} else if (t && !st->off) {
 		if (st->has_prev && regs->ip != st->prev_pc)
 			ptbts_step_complete(st, t, regs);
 		st->has_prev = false;

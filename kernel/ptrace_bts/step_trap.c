@@ -214,7 +214,8 @@ static void ptbts_step_trap(struct ptbts_step *st, struct ptbts_thread *t,
 
 /*
  * Whose single-step is this?  Ours only when the task is in the table and
- * the trap came from user mode.  A ptrace single-step of the same thread
+ * the trap came from user mode.  Nothing is recorded once the ptrace link
+ * ended: the attachment ends here and the flag is taken back.  A ptrace single-step of the same thread
  * (TIF_SINGLESTEP) is recorded too, but left to ptrace, which turns it into
  * the tracer's SIGTRAP; kprobes do not step user code, and uprobes'
  * notifier runs before this one (higher priority) and claims the step of
@@ -242,6 +243,10 @@ static int ptbts_step_notify(struct notifier_block *nb, unsigned long val,
 	if (test_thread_flag(TIF_SINGLESTEP))
 		ret = NOTIFY_DONE;
 	t = rcu_dereference(st->thread);
+	if (t && !ptbts_thread_linked(t)) {
+		ptbts_step_end(st, t);
+		t = NULL;
+	}
 	if (t) {
 		ptbts_step_trap(st, t, regs);
 	} else if (ret == NOTIFY_STOP && ptbts_step_unhash(st)) {
