@@ -512,7 +512,8 @@ struct ptbts_hdr {
  *                    beyond the buffer
  *           -EOPNOTSUPP  a module source that cannot record here; a buffer
  *                    that maps a file (other than a memfd / shmem) or a device
- *           -ESRCH   no such thread, or it is exiting
+ *           -ESRCH   no such thread, or it is exiting (its
+ *                    PTRACE_EVENT_EXIT stop included)
  *           -EPERM   the caller is not the thread's ptrace tracer; or
  *                    kmod-bts/kmod-pebs without CAP_PERFMON or
  *                    CAP_SYS_ADMIN (the hardware's records can carry
