@@ -187,9 +187,10 @@ put_thread:
  * @uarg: a &struct ptbts_config
  *
  * Return: 0; the errors of ptbts_config_get(); -ESRCH when the thread does
- * not exist or is exiting (its PTRACE_EVENT_EXIT stop included); -EPERM when the caller is not its ptrace tracer;
- * -EBUSY when it is not in a ptrace stop; -EEXIST when it is attached
- * already (to any session); the errors of ptbts_buf_pin().
+ * not exist or is exiting (its PTRACE_EVENT_EXIT stop included); -EPERM
+ * when the caller is not its ptrace tracer; -EBUSY when it is not in a
+ * ptrace stop; -EEXIST when it is attached already (to any session); the
+ * errors of ptbts_buf_pin().
  */
 long ptbts_ioctl_attach(struct ptbts_session *s, void __user *uarg)
 {

@@ -146,10 +146,11 @@ lifetime_exit:
 }
 
 /*
- * No session can be open here (each holds a module reference), and no
- * task has a trap flag of kmod-step's (each holds one too), so what is
- * left are releases queued by exiting threads: ptbts_lifetime_exit() waits
- * for them.
+ * No session can be open here (each holds a module reference).  A trap
+ * flag of kmod-step's holds none (step_table.c says why): threads may
+ * still carry one, and ptbts_step_exit() waits until each has taken it
+ * back.  What is left then are releases queued by ended attachments:
+ * ptbts_lifetime_exit() waits for them.
  */
 static void __exit ptbts_exit(void)
 {

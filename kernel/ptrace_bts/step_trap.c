@@ -214,13 +214,13 @@ static void ptbts_step_trap(struct ptbts_step *st, struct ptbts_thread *t,
 
 /*
  * Whose single-step is this?  Ours only when the task is in the table and
- * the trap came from user mode.  Nothing is recorded once the ptrace link
- * ended: the attachment ends here and the flag is taken back.  A ptrace single-step of the same thread
+ * the trap came from user mode.  A ptrace single-step of the same thread
  * (TIF_SINGLESTEP) is recorded too, but left to ptrace, which turns it into
  * the tracer's SIGTRAP; kprobes do not step user code, and uprobes'
  * notifier runs before this one (higher priority) and claims the step of
  * its out-of-line copy, which step_uprobe.c arranges to happen without the
- * module's trap flag.
+ * module's trap flag.  Nothing is recorded once the ptrace link ended: the
+ * attachment ends at that trap and the flag is taken back.
  */
 static int ptbts_step_notify(struct notifier_block *nb, unsigned long val,
 			     void *data)
