@@ -20,6 +20,9 @@
 #include <linux/workqueue.h>
 #include <linux/ptrace_bts.h>
 
+struct k_sigaction;
+struct kernel_siginfo;
+struct linux_binprm;
 struct mm_struct;
 struct page;
 struct pid;
@@ -114,8 +117,9 @@ struct ptbts_session {
 /**
  * struct ptbts_thread - one attached thread
  * @node:         in &struct ptbts_session.threads, under its lock
- * @reg_node:     in the registry of live attachments (lifetime.c); empty
- *                once the thread or its tracer has gone
+ * @reg_node:     in the registry of live attachments, by @task
+ *                (lifetime.c); unhashed once the attachment ended
+ * @tracer_node:  in the registry, by @tracer
  * @ref:          one for the session, one for a queued release
  * @task:         the thread (a reference)
  * @tracer:       the thread that attached it, its ptrace tracer
@@ -149,7 +153,8 @@ struct ptbts_session {
  */
 struct ptbts_thread {
 	struct list_head node;
-	struct list_head reg_node;
+	struct hlist_node reg_node;
+	struct hlist_node tracer_node;
 	refcount_t ref;
 	struct task_struct *task;
 	struct task_struct *tracer;
@@ -258,6 +263,12 @@ void ptbts_step_exit(void);
 int ptbts_step_start(struct ptbts_thread *t);
 void ptbts_step_stop(struct ptbts_thread *t);
 void ptbts_step_task_exit(struct task_struct *p);
+void ptbts_step_on_exec(void *data, struct task_struct *p, pid_t old_pid,
+			struct linux_binprm *bprm);
+void ptbts_step_on_fork(void *data, struct task_struct *parent,
+			struct task_struct *child);
+void ptbts_step_on_signal(void *data, int sig, struct kernel_siginfo *info,
+			  struct k_sigaction *ka);
 
 /* attach.c */
 long ptbts_ioctl_attach(struct ptbts_session *s, void __user *uarg);
@@ -287,5 +298,10 @@ void ptbts_release_work(struct work_struct *work);
 bool ptbts_thread_linked(struct ptbts_thread *t);
 bool ptbts_tracer_linked(const struct ptbts_thread *t);
 bool ptbts_thread_unlink(struct ptbts_thread *t, u32 why);
+void ptbts_on_exit(void *data, struct task_struct *p);
+
+/* tracepoints.c */
+int ptbts_tracepoints_init(void);
+void ptbts_tracepoints_exit(void);
 
 #endif /* PTBTS_H */

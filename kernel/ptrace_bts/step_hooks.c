@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ptrace_bts: what kmod-step does around its traps.
+ * ptrace_bts: what kmod-step does around its traps.  The probes here are
+ * on tracepoints that tracepoints.c registers (it says why).
  *
  *  - exec resets the user registers, trap flag included: the probe on
  *    sched_process_exec (the new image's registers are set) writes the
@@ -36,7 +37,6 @@
 #include <linux/string.h>
 #include <linux/sched/task_stack.h>
 #include <linux/task_work.h>
-#include <linux/tracepoint.h>
 #include <linux/wait.h>
 
 #include "step.h"
@@ -197,8 +197,9 @@ void ptbts_step_end(struct ptbts_step *st, struct ptbts_thread *t)
  * non-dumpable (a setuid program, say) ends the attachment here, before
  * the program's first instruction, and with no EXEC marker.
  */
-static void ptbts_on_exec(void *data, struct task_struct *p, pid_t old_pid,
-			  struct linux_binprm *bprm)
+/* sched_process_exec (tracepoints.c) */
+void ptbts_step_on_exec(void *data, struct task_struct *p, pid_t old_pid,
+			struct linux_binprm *bprm)
 {
 	struct pt_regs *regs = current_pt_regs();
 	struct ptbts_thread *t;
@@ -222,8 +223,9 @@ static void ptbts_on_exec(void *data, struct task_struct *p, pid_t old_pid,
 	rcu_read_unlock();
 }
 
-static void ptbts_on_fork(void *data, struct task_struct *parent,
-			  struct task_struct *child)
+/* sched_process_fork (tracepoints.c) */
+void ptbts_step_on_fork(void *data, struct task_struct *parent,
+			struct task_struct *child)
 {
 	rcu_read_lock();
 	if (ptbts_step_find(parent))
@@ -232,12 +234,13 @@ static void ptbts_on_fork(void *data, struct task_struct *parent,
 }
 
 /*
+ * signal_deliver (tracepoints.c).
  * In get_signal(), after any signal-delivery-stop, with the siglock held:
  * the pending instruction ran if the pc moved (a syscall that finished, an
  * int3), and the one at the pc now will not run before the handler.
  */
-static void ptbts_on_signal(void *data, int sig, struct kernel_siginfo *info,
-			    struct k_sigaction *ka)
+void ptbts_step_on_signal(void *data, int sig, struct kernel_siginfo *info,
+			  struct k_sigaction *ka)
 {
 	struct pt_regs *regs = current_pt_regs();
 	struct ptbts_thread *t;
@@ -262,66 +265,4 @@ static void ptbts_on_signal(void *data, int sig, struct kernel_siginfo *info,
 		ptbts_step_queue_work(st, t);
 	}
 	rcu_read_unlock();
-}
-
-struct ptbts_hook {
-	const char *name;
-	void *probe;
-	struct tracepoint *tp;
-};
-
-static struct ptbts_hook ptbts_hooks[] = {
-	{ "sched_process_exec", ptbts_on_exec },
-	{ "sched_process_fork", ptbts_on_fork },
-	{ "signal_deliver", ptbts_on_signal },
-};
-
-static void ptbts_find_hook(struct tracepoint *tp, void *priv)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(ptbts_hooks); i++)
-		if (!strcmp(tp->name, ptbts_hooks[i].name))
-			ptbts_hooks[i].tp = tp;
-}
-
-static void ptbts_step_unhook(size_t n)
-{
-	while (n--)
-		tracepoint_probe_unregister(ptbts_hooks[n].tp,
-					    ptbts_hooks[n].probe, NULL);
-	tracepoint_synchronize_unregister();
-}
-
-/**
- * ptbts_step_hooks_init() - register the probes
- *
- * Return: 0 or a negative errno.
- */
-int ptbts_step_hooks_init(void)
-{
-	size_t i;
-	int err;
-
-	for_each_kernel_tracepoint(ptbts_find_hook, NULL);
-	for (i = 0; i < ARRAY_SIZE(ptbts_hooks); i++) {
-		err = ptbts_hooks[i].tp ? 0 : -ENOENT;
-		if (!err)
-			err = tracepoint_probe_register(ptbts_hooks[i].tp,
-							ptbts_hooks[i].probe,
-							NULL);
-		if (err) {
-			ptbts_step_unhook(i);
-			return err;
-		}
-	}
-	return 0;
-}
-
-/**
- * ptbts_step_hooks_exit() - unregister the probes and wait for them
- */
-void ptbts_step_hooks_exit(void)
-{
-	ptbts_step_unhook(ARRAY_SIZE(ptbts_hooks));
 }

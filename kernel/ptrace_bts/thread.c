@@ -34,7 +34,8 @@ struct ptbts_thread *ptbts_thread_new(struct ptbts_session *s,
 	if (!t)
 		return NULL;
 	INIT_LIST_HEAD(&t->node);
-	INIT_LIST_HEAD(&t->reg_node);
+	INIT_HLIST_NODE(&t->reg_node);
+	INIT_HLIST_NODE(&t->tracer_node);
 	refcount_set(&t->ref, 1);
 	INIT_WORK(&t->release_work, ptbts_release_work);
 	t->task = task;
