@@ -125,15 +125,17 @@ KGUEST_PROGS := static-oracle seq-flow threads-count cli-loop session-stop \
 		static-gdbthreads
 KGUEST_M32   := $(KGUEST)/tracer32
 KGUEST_BENCH := $(KGUEST)/kbench
+KGUEST_SUID  := $(KGUEST)/kt-suid
 KGUEST_BT    := $(if $(SAN),$(KGUEST)/bt/btrace,$(BTRACE))
 KGUEST_PLIB  := $(KGUEST)/percpu-lib
 KGUEST_EXTRA := $(KGUEST_BT) $(KGUEST_PROGS:%=$(O)/progs/%) $(KGUEST_M32) \
 		$(KMOD_TEST) $(KGUEST_PLIB) \
-		$(KGUEST_BENCH)
+		$(KGUEST_BENCH) $(KGUEST_SUID)
 KGUEST_PUT   := $(KGUEST_BT)=btrace $(KMOD_TEST)=ptrace_bts-test.ko \
 		$(KGUEST_PLIB)=percpu-lib \
 		$(foreach p,$(KGUEST_PROGS),$(O)/progs/$(p)=progs/$(p)) \
-		$(KGUEST_M32)=tracer32 $(KGUEST_BENCH)=kbench
+		$(KGUEST_M32)=tracer32 $(KGUEST_BENCH)=kbench \
+		$(KGUEST_SUID)=kt-suid:4755
 
 .PHONY: kguest-bt-always
 $(KGUEST)/bt/btrace: kguest-bt-always
@@ -159,6 +161,12 @@ $(KGUEST_PLIB): tests/kernel/libbts/percpu-lib.c $(KGUEST_LIBA)
 		-Iinclude/uapi -o $@ $< $(KGUEST_LIBA) $(LIBS)
 
 $(KGUEST_BENCH): tests/kernel/bench/kbench.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC [guest] $@")
+	$(Q)$(CC) -static -O2 -g -std=gnu11 $(WARN) -D_GNU_SOURCE -o $@ $<
+
+# The setuid-root program the tests of the ptrace link exec (test_link.c).
+$(KGUEST_SUID): tests/kernel/suid/kt-suid.c
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC [guest] $@")
 	$(Q)$(CC) -static -O2 -g -std=gnu11 $(WARN) -D_GNU_SOURCE -o $@ $<

@@ -18,8 +18,37 @@
 #include "ptbts.h"
 
 /*
- * -ESRCH: no such thread, or it is exiting; -EPERM: the caller is not its
- * tracer; -EBUSY: it is the caller's tracee but not in a ptrace stop.
+ * The stop of PTRACE_EVENT_EXIT comes before PF_EXITING is set, but the
+ * thread in it is on its way out: it never returns to user mode.  The
+ * stop's siginfo says which stop it is; it lives on the thread's stack
+ * for as long as the stop lasts, and the siglock keeps the stop from
+ * ending while it is read, as for PTRACE_GETSIGINFO.  The lock is taken
+ * by hand, not with lock_task_sighand(), whose annotations sparse cannot
+ * follow; a sighand that changed under us means the thread is gone.
+ */
+static bool ptbts_in_exit_stop(struct task_struct *task)
+{
+	struct sighand_struct *sighand;
+	bool exiting = true;
+
+	rcu_read_lock();
+	sighand = rcu_dereference(task->sighand);
+	if (sighand) {
+		spin_lock_irq(&sighand->siglock);
+		if (rcu_access_pointer(task->sighand) == sighand)
+			exiting = task->last_siginfo &&
+				  task->last_siginfo->si_code ==
+					(SIGTRAP | (PTRACE_EVENT_EXIT << 8));
+		spin_unlock_irq(&sighand->siglock);
+	}
+	rcu_read_unlock();
+	return exiting;
+}
+
+/*
+ * -ESRCH: no such thread, or it is exiting (in its PTRACE_EVENT_EXIT stop
+ * too); -EPERM: the caller is not its tracer; -EBUSY: it is the caller's
+ * tracee but not in a ptrace stop.
  */
 static int ptbts_check_tracee(struct task_struct *task)
 {
@@ -35,6 +64,8 @@ static int ptbts_check_tracee(struct task_struct *task)
 		return -EPERM;
 	if (!task_is_traced(task))
 		return -EBUSY;
+	if (ptbts_in_exit_stop(task))
+		return -ESRCH;
 	return 0;
 }
 
@@ -156,9 +187,10 @@ put_thread:
  * @uarg: a &struct ptbts_config
  *
  * Return: 0; the errors of ptbts_config_get(); -ESRCH when the thread does
- * not exist or is exiting; -EPERM when the caller is not its ptrace tracer;
- * -EBUSY when it is not in a ptrace stop; -EEXIST when it is attached
- * already (to any session); the errors of ptbts_buf_pin().
+ * not exist or is exiting (its PTRACE_EVENT_EXIT stop included); -EPERM
+ * when the caller is not its ptrace tracer; -EBUSY when it is not in a
+ * ptrace stop; -EEXIST when it is attached already (to any session); the
+ * errors of ptbts_buf_pin().
  */
 long ptbts_ioctl_attach(struct ptbts_session *s, void __user *uarg)
 {

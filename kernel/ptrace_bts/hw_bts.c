@@ -103,7 +103,7 @@ static unsigned int ptbts_hw_nmi_users;
  */
 static u64 ptbts_hw_tail(const struct ptbts_hw *hw)
 {
-	return smp_load_acquire(&hw->t->ring.tail);
+	return smp_load_acquire(&hw->t->ring.tail);	/* D, matches C (ring.c) */
 }
 
 /* The producer position, for STATUS, WAIT and poll (ring.c's protocol). */
@@ -112,9 +112,10 @@ static void ptbts_hw_publish(struct ptbts_hw *hw)
 	struct ptbts_ring *r = &hw->t->ring;
 
 	WRITE_ONCE(r->lost, hw->ds.bts.lost);
+	/* A, matches B (ring.c, status.c): the records before the count */
 	smp_store_release(&r->count, hw->ds.bts.count);
 	if (hw->ds.has_pebs)
-		smp_store_release(&hw->t->count2, hw->ds.pebs.count);
+		smp_store_release(&hw->t->count2, hw->ds.pebs.count);	/* A */
 	if (hw->ds.bts.count - READ_ONCE(r->tail) >= r->wakeup)
 		irq_work_queue(&r->wake_work);
 }
@@ -125,11 +126,15 @@ static void ptbts_hw_in(struct ptbts_hw *hw)
 
 	local_irq_save(flags);
 	this_cpu_write(ptbts_hw_switching, true);
-	/* Pairs with ptbts_hw_stop(): either it sees @active or we see @stopping. */
 	WRITE_ONCE(hw->active, true);
+	/* E, matches F in ptbts_hw_stop(): it sees @active or we @stopping */
 	smp_mb();
 	if (READ_ONCE(hw->stopping)) {
 		WRITE_ONCE(hw->active, false);
+	} else if (!ptbts_thread_linked(hw->t)) {
+		/* Every slice starts here: none starts past the ptrace link. */
+		WRITE_ONCE(hw->active, false);
+		ptbts_thread_unlink(hw->t, PTBTS_STATE_DETACHED);
 	} else {
 		ds_task_sched_in(&ptbts_hw_ops, &hw->ds, ptbts_hw_tail(hw), 0);
 		this_cpu_write(ptbts_hw_cur, hw);
@@ -149,7 +154,7 @@ static void ptbts_hw_out(struct ptbts_hw *hw)
 		ds_task_sched_out(&ptbts_hw_ops, &hw->ds, ptbts_hw_tail(hw), 0);
 		ptbts_hw_publish(hw);
 		this_cpu_write(ptbts_hw_switching, false);
-		/* The slice's records are published before it reads as over. */
+		/* G, matches H in ptbts_hw_stop(): published, then over */
 		smp_store_release(&hw->active, false);
 	}
 	local_irq_restore(flags);
@@ -422,13 +427,16 @@ void ptbts_hw_stop(struct ptbts_thread *t)
 	if (!hw)
 		return;
 	WRITE_ONCE(hw->stopping, true);
+	/* F, matches E in ptbts_hw_in() */
 	smp_mb();
 	wake_up_all(&t->ring.room_wq);
 	refcount_inc(&hw->ref);
 	queued = !task_work_add(hw->task, &hw->unreg_work, TWA_RESUME);
 	if (!queued)
 		refcount_dec(&hw->ref);
-	while (READ_ONCE(hw->active) || (!queued && !ptbts_hw_dead(hw->task))) {
+	/* H, matches G in ptbts_hw_out() */
+	while (smp_load_acquire(&hw->active) ||
+	       (!queued && !ptbts_hw_dead(hw->task))) {
 		kick_process(hw->task);
 		schedule_timeout_uninterruptible(1);
 	}

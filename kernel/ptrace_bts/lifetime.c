@@ -1,55 +1,161 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ptrace_bts: the registry of attached threads, and their release when the
- * thread or its tracer exits.
+ * ptrace_bts: the registry of attached threads, the ptrace link, and the
+ * release of an attachment when its thread or its tracer exits.
  *
- * A thread is attached to at most one session.  The registry lists every
- * attachment whose thread and tracer are both alive.  A probe on the
- * sched_process_exit tracepoint sees every exiting task: when it is an
- * attached thread (state EXITED) or the tracer of one (ptrace detaches the
- * tracees of a dying tracer: state DETACHED), the attachment leaves the
- * registry and its buffer is released from a workqueue.  The probe runs with
+ * A thread is attached to at most one session.  The registry holds every
+ * attachment whose thread and tracer are both alive, hashed by thread and
+ * by tracer, so that an exit finds its own attachments in O(1) and the
+ * exit of a task that has none takes no lock.  The exit probe
+ * (tracepoints.c) sees every exiting task: when it is an attached thread
+ * (state EXITED) or the tracer of one (ptrace detaches the tracees of a
+ * dying tracer: state DETACHED), the attachment leaves the registry and
+ * its buffer is released from a workqueue.  The probe runs with
  * preemption off and must not sleep; unpinning and vunmap sleep.
+ *
+ * Every source checks the ptrace link before it records
+ * (ptbts_thread_linked()); an attachment whose link ended is released the
+ * same way.
  */
+#include <linux/hashtable.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/coredump.h>
 #include <linux/spinlock.h>
-#include <linux/string.h>
-#include <linux/tracepoint.h>
 #include <linux/workqueue.h>
 
 #include "ptbts.h"
 
+#define PTBTS_REG_BITS	8
+
+/* Writers of both tables; the exit probe looks without it first. */
 static DEFINE_SPINLOCK(ptbts_reg_lock);
-static LIST_HEAD(ptbts_registry);
+static DEFINE_HASHTABLE(ptbts_by_task, PTBTS_REG_BITS);
+static DEFINE_HASHTABLE(ptbts_by_tracer, PTBTS_REG_BITS);
 static struct workqueue_struct *ptbts_wq;
-static struct tracepoint *ptbts_tp_exit;
 /* Releases queued and not yet done; sysfs shows it (caps.c). */
 static atomic_t ptbts_nr_queued = ATOMIC_INIT(0);
+
+/**
+ * ptbts_thread_unlink() - the attachment ends: no more records, release it
+ * @t:   the thread object; the caller holds a reference, or is the thread
+ *       recording into it (its source holds one)
+ * @why: %PTBTS_STATE_EXITED or %PTBTS_STATE_DETACHED
+ *
+ * Any context: the buffer is released from a workqueue (unpinning and
+ * vunmap sleep), which also wakes the tracer (ptbts_ring_stop()).  Only the
+ * first call for an attachment counts.
+ *
+ * Return: whether this call ended it.
+ */
+bool ptbts_thread_unlink(struct ptbts_thread *t, u32 why)
+{
+	if (cmpxchg(&t->gone, 0, why))
+		return false;
+	refcount_inc(&t->ref);
+	atomic_inc(&ptbts_nr_queued);
+	queue_work(ptbts_wq, &t->release_work);
+	return true;
+}
+
+/* Under the registry lock: out of both tables, if it is in. */
+static void ptbts_registry_unhash(struct ptbts_thread *t)
+{
+	hash_del(&t->reg_node);
+	hash_del(&t->tracer_node);
+}
 
 /* Under the registry lock: the attachment ends, its release is queued. */
 static void ptbts_registry_evict(struct ptbts_thread *t, u32 why)
 {
-	list_del_init(&t->reg_node);
-	WRITE_ONCE(t->gone, why);
-	refcount_inc(&t->ref);
-	atomic_inc(&ptbts_nr_queued);
-	queue_work(ptbts_wq, &t->release_work);
+	ptbts_registry_unhash(t);
+	ptbts_thread_unlink(t, why);
 }
 
-static void ptbts_on_exit(void *data, struct task_struct *p)
+/**
+ * ptbts_tracer_linked() - whether @t's tracer still holds its ptrace link
+ * @t: the thread object
+ *
+ * The link ends when the tracer lets the thread go (PTRACE_DETACH), exits
+ * (ptrace detaches its tracees), or exec's: the buffer was its old image's
+ * memory, and nothing of the new image asked for a recording.  Any context.
+ *
+ * Return: true while it holds.
+ */
+bool ptbts_tracer_linked(const struct ptbts_thread *t)
 {
-	struct ptbts_thread *t, *next;
+	bool traced;
+
+	rcu_read_lock();
+	traced = ptrace_parent(t->task) == t->tracer;
+	rcu_read_unlock();
+	return traced &&
+	       READ_ONCE(t->tracer->self_exec_id) == t->tracer_exec_id;
+}
+
+/**
+ * ptbts_thread_linked() - whether current may still be recorded into @t
+ * @t: an attachment of current's
+ *
+ * Called by every source before it records (kmod-step at each trap,
+ * kmod-bts and kmod-pebs at each slice) and at exec.  Besides the ptrace
+ * link, an exec since attach must have left the thread dumpable: that is
+ * the rule fs/exec.c applies to perf events (they end when get_dumpable()
+ * != SUID_DUMP_USER), and it covers every exec that changes credentials
+ * (setuid, setgid, file capabilities: commit_creds() then makes the mm
+ * non-dumpable) and every exec of an unreadable program.  A thread that was
+ * already non-dumpable at attach was so with the tracer's ptrace access.
+ *
+ * Return: true while it may.
+ */
+bool ptbts_thread_linked(struct ptbts_thread *t)
+{
+	if (!ptbts_tracer_linked(t))
+		return false;
+	if (READ_ONCE(current->self_exec_id) == t->exec_id)
+		return true;
+	return current->mm && get_dumpable(current->mm) == SUID_DUMP_USER;
+}
+
+/*
+ * Whether @p may have attachments, without the lock.  An attachment of
+ * @p's as the thread is entered before its PF_EXITING is checked, and
+ * @p's PF_EXITING is set before its exit probe looks: one of the two sees
+ * the other (a tracer is never exiting while it attaches).
+ */
+static bool ptbts_registry_may_hold(struct task_struct *p)
+{
+	/* R, matches Q in ptbts_registry_add() */
+	smp_mb();
+	return !hlist_empty(&ptbts_by_task[hash_min((unsigned long)p,
+						    PTBTS_REG_BITS)]) ||
+	       !hlist_empty(&ptbts_by_tracer[hash_min((unsigned long)p,
+						      PTBTS_REG_BITS)]);
+}
+
+/**
+ * ptbts_on_exit() - the exit probe (sched_process_exit, tracepoints.c)
+ * @data: unused
+ * @p:    the exiting task, current
+ */
+void ptbts_on_exit(void *data, struct task_struct *p)
+{
+	struct ptbts_thread *t;
+	struct hlist_node *next;
 
 	ptbts_step_task_exit(p);
+	if (!ptbts_registry_may_hold(p))
+		return;
 	spin_lock(&ptbts_reg_lock);
-	list_for_each_entry_safe(t, next, &ptbts_registry, reg_node) {
+	hash_for_each_possible_safe(ptbts_by_task, t, next, reg_node,
+				    (unsigned long)p)
 		if (t->task == p)
 			ptbts_registry_evict(t, PTBTS_STATE_EXITED);
-		else if (t->tracer == p)
+	hash_for_each_possible_safe(ptbts_by_tracer, t, next, tracer_node,
+				    (unsigned long)p)
+		if (t->tracer == p)
 			ptbts_registry_evict(t, PTBTS_STATE_DETACHED);
-	}
 	spin_unlock(&ptbts_reg_lock);
 }
 
@@ -62,54 +168,47 @@ void ptbts_release_work(struct work_struct *work)
 	struct ptbts_thread *t = container_of(work, struct ptbts_thread,
 					      release_work);
 
+	ptbts_registry_del(t);
 	ptbts_thread_release(t);
 	ptbts_thread_put(t);
 	atomic_dec(&ptbts_nr_queued);
-}
-
-/* Whether @tracer still traces @task (it may have PTRACE_DETACHed). */
-static bool ptbts_still_traced_by(struct task_struct *task,
-				  struct task_struct *tracer)
-{
-	bool traced;
-
-	rcu_read_lock();
-	traced = ptrace_parent(task) == tracer;
-	rcu_read_unlock();
-	return traced;
 }
 
 /**
  * ptbts_registry_add() - enter a new attachment
  * @t: the thread object, its buffer pinned
  *
- * An older attachment of the same thread whose tracer no longer traces it
- * (it detached through ptrace, not through the session) is evicted.
+ * An older attachment of the same thread whose tracer's link ended (it
+ * detached through ptrace, not through the session, or exec'd) is evicted.
  *
  * Return: 0; -EEXIST when the thread is attached already; -ESRCH when it is
  * exiting (its exit probe may have run before it was entered).
  */
 int ptbts_registry_add(struct ptbts_thread *t)
 {
-	struct ptbts_thread *o, *next;
+	struct hlist_node *next;
+	struct ptbts_thread *o;
 	int err = 0;
 
 	spin_lock(&ptbts_reg_lock);
-	list_for_each_entry_safe(o, next, &ptbts_registry, reg_node) {
+	hash_for_each_possible_safe(ptbts_by_task, o, next, reg_node,
+				    (unsigned long)t->task) {
 		if (o->task != t->task)
 			continue;
-		if (ptbts_still_traced_by(o->task, o->tracer)) {
+		if (ptbts_tracer_linked(o)) {
 			err = -EEXIST;
 			goto unlock;
 		}
 		ptbts_registry_evict(o, PTBTS_STATE_DETACHED);
 	}
-	/* PF_EXITING is set before the exit probe runs. */
+	hash_add(ptbts_by_task, &t->reg_node, (unsigned long)t->task);
+	hash_add(ptbts_by_tracer, &t->tracer_node, (unsigned long)t->tracer);
+	/* Q, matches R in ptbts_registry_may_hold() */
+	smp_mb();
 	if (t->task->flags & PF_EXITING) {
+		ptbts_registry_unhash(t);
 		err = -ESRCH;
-		goto unlock;
 	}
-	list_add_tail(&t->reg_node, &ptbts_registry);
 unlock:
 	spin_unlock(&ptbts_reg_lock);
 	return err;
@@ -122,7 +221,7 @@ unlock:
 void ptbts_registry_del(struct ptbts_thread *t)
 {
 	spin_lock(&ptbts_reg_lock);
-	list_del_init(&t->reg_node);
+	ptbts_registry_unhash(t);
 	spin_unlock(&ptbts_reg_lock);
 }
 
@@ -136,42 +235,24 @@ int ptbts_releases_queued(void)
 	return atomic_read(&ptbts_nr_queued);
 }
 
-static void ptbts_find_tp(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sched_process_exit"))
-		*(struct tracepoint **)priv = tp;
-}
-
 /**
- * ptbts_lifetime_init() - the release workqueue and the exit probe
+ * ptbts_lifetime_init() - the release workqueue
  *
- * Return: 0 or a negative errno.
+ * Return: 0 or -ENOMEM.
  */
 int ptbts_lifetime_init(void)
 {
-	int err;
-
-	for_each_kernel_tracepoint(ptbts_find_tp, &ptbts_tp_exit);
-	if (!ptbts_tp_exit)
-		return -ENOENT;
 	ptbts_wq = alloc_workqueue("ptrace_bts", 0, 0);
-	if (!ptbts_wq)
-		return -ENOMEM;
-	err = tracepoint_probe_register(ptbts_tp_exit, ptbts_on_exit, NULL);
-	if (err)
-		destroy_workqueue(ptbts_wq);
-	return err;
+	return ptbts_wq ? 0 : -ENOMEM;
 }
 
 /**
- * ptbts_lifetime_exit() - remove the probe, then finish queued releases
+ * ptbts_lifetime_exit() - finish queued releases
  *
- * The probe is gone from every CPU before the workqueue is drained, so
- * nothing can queue behind the drain.
+ * The exit probe is gone from every CPU (ptbts_tracepoints_exit()) and no
+ * source records any more, so nothing can queue behind the drain.
  */
 void ptbts_lifetime_exit(void)
 {
-	tracepoint_probe_unregister(ptbts_tp_exit, ptbts_on_exit, NULL);
-	tracepoint_synchronize_unregister();
 	destroy_workqueue(ptbts_wq);
 }

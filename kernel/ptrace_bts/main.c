@@ -123,9 +123,12 @@ static int __init ptbts_init(void)
 	err = ptbts_step_init();
 	if (err)
 		goto lifetime_exit;
-	err = ptbts_sysfs_init();
+	err = ptbts_tracepoints_init();
 	if (err)
 		goto step_exit;
+	err = ptbts_sysfs_init();
+	if (err)
+		goto tracepoints_exit;
 	err = ptbts_percpu_init();
 	if (err)
 		goto sysfs_exit;
@@ -138,6 +141,8 @@ percpu_exit:
 	ptbts_percpu_exit();
 sysfs_exit:
 	ptbts_sysfs_exit();
+tracepoints_exit:
+	ptbts_tracepoints_exit();
 step_exit:
 	ptbts_step_exit();
 lifetime_exit:
@@ -146,10 +151,12 @@ lifetime_exit:
 }
 
 /*
- * No session can be open here (each holds a module reference), and no
- * task has a trap flag of kmod-step's (each holds one too), so what is
- * left are releases queued by exiting threads: ptbts_lifetime_exit() waits
- * for them.
+ * No session can be open here (each holds a module reference).  A trap
+ * flag of kmod-step's holds none (step_table.c says why): threads may
+ * still carry one, and ptbts_step_exit() waits until each has taken it
+ * back (an exiting one drops its entry in the exit probe, which is why
+ * the probes go after it).  What is left then are releases queued by
+ * ended attachments: ptbts_lifetime_exit() waits for them.
  */
 static void __exit ptbts_exit(void)
 {
@@ -157,6 +164,7 @@ static void __exit ptbts_exit(void)
 	ptbts_percpu_exit();
 	ptbts_sysfs_exit();
 	ptbts_step_exit();
+	ptbts_tracepoints_exit();
 	ptbts_lifetime_exit();
 	/*
 	 * The last put of a state, in one of our task_works, may be followed

@@ -20,6 +20,9 @@
 #include <linux/workqueue.h>
 #include <linux/ptrace_bts.h>
 
+struct k_sigaction;
+struct kernel_siginfo;
+struct linux_binprm;
 struct mm_struct;
 struct page;
 struct pid;
@@ -114,16 +117,20 @@ struct ptbts_session {
 /**
  * struct ptbts_thread - one attached thread
  * @node:         in &struct ptbts_session.threads, under its lock
- * @reg_node:     in the registry of live attachments (lifetime.c); empty
- *                once the thread or its tracer has gone
+ * @reg_node:     in the registry of live attachments, by @task
+ *                (lifetime.c); unhashed once the attachment ended
+ * @tracer_node:  in the registry, by @tracer
  * @ref:          one for the session, one for a queued release
  * @task:         the thread (a reference)
  * @tracer:       the thread that attached it, its ptrace tracer
  * @tid:          @task's id as the tracer sees it
+ * @exec_id:      @task's self_exec_id at attach (ptbts_thread_linked())
+ * @tracer_exec_id: @tracer's self_exec_id at attach
  * @source:       &enum ptbts_source
  * @mode:         &enum ptbts_mode
  * @gone:         0 while attached, else the final &enum ptbts_state
- *                (%PTBTS_STATE_EXITED or %PTBTS_STATE_DETACHED)
+ *                (%PTBTS_STATE_EXITED or %PTBTS_STATE_DETACHED); set once,
+ *                by cmpxchg(), by whoever ends the attachment
  * @session:      the session, which outlives the object's attachment
  * @ring:         the positions in @buf
  * @step:         the kmod-step state, or NULL
@@ -146,11 +153,14 @@ struct ptbts_session {
  */
 struct ptbts_thread {
 	struct list_head node;
-	struct list_head reg_node;
+	struct hlist_node reg_node;
+	struct hlist_node tracer_node;
 	refcount_t ref;
 	struct task_struct *task;
 	struct task_struct *tracer;
 	pid_t tid;
+	u64 exec_id;
+	u64 tracer_exec_id;
 	u32 source;
 	u32 mode;
 	u32 gone;
@@ -228,6 +238,7 @@ void ptbts_thread_watch(struct ptbts_thread *t);
 void ptbts_thread_put(struct ptbts_thread *t);
 void ptbts_thread_release(struct ptbts_thread *t);
 void ptbts_thread_end(struct ptbts_thread *t);
+void ptbts_thread_settle(struct ptbts_thread *t);
 u32 ptbts_thread_state(const struct ptbts_thread *t);
 bool ptbts_thread_ready(const struct ptbts_thread *t);
 
@@ -252,6 +263,12 @@ void ptbts_step_exit(void);
 int ptbts_step_start(struct ptbts_thread *t);
 void ptbts_step_stop(struct ptbts_thread *t);
 void ptbts_step_task_exit(struct task_struct *p);
+void ptbts_step_on_exec(void *data, struct task_struct *p, pid_t old_pid,
+			struct linux_binprm *bprm);
+void ptbts_step_on_fork(void *data, struct task_struct *parent,
+			struct task_struct *child);
+void ptbts_step_on_signal(void *data, int sig, struct kernel_siginfo *info,
+			  struct k_sigaction *ka);
 
 /* attach.c */
 long ptbts_ioctl_attach(struct ptbts_session *s, void __user *uarg);
@@ -278,5 +295,13 @@ int ptbts_registry_add(struct ptbts_thread *t);
 void ptbts_registry_del(struct ptbts_thread *t);
 int ptbts_releases_queued(void);
 void ptbts_release_work(struct work_struct *work);
+bool ptbts_thread_linked(struct ptbts_thread *t);
+bool ptbts_tracer_linked(const struct ptbts_thread *t);
+bool ptbts_thread_unlink(struct ptbts_thread *t, u32 why);
+void ptbts_on_exit(void *data, struct task_struct *p);
+
+/* tracepoints.c */
+int ptbts_tracepoints_init(void);
+void ptbts_tracepoints_exit(void);
 
 #endif /* PTBTS_H */

@@ -10,14 +10,16 @@
  * nothing is read back from the buffer, which the tracer can write.
  *
  *	producer			consumer
- *	tail = load_acquire(tail)	count = load_acquire(count)
+ *	tail = load_acquire(tail)  D	count = load_acquire(count)  B
  *	write slot count % nslots	read slots [tail, count) (user space)
- *	store_release(count, count+1)	store_release(tail, new tail)  (ACK)
+ *	store_release(count, count+1)  A	store_release(tail, new tail)  C
  *
- * The release of @count orders the record's bytes before it: a consumer
- * that saw @count sees the records below it.  The release of @tail orders
- * the consumer's reads before the producer may reuse those slots (BLOCK and
- * STOP never write into an unacknowledged slot; RING does, by definition).
+ * The release of @count (A) orders the record's bytes before it: a
+ * consumer that saw @count (B: STATUS, WAIT, ACK, poll) sees the records
+ * below it.  The release of @tail (C, ACK) orders the consumer's reads
+ * before the producer may reuse those slots (D: BLOCK and STOP never write
+ * into an unacknowledged slot; RING does, by definition).  kmod-bts and
+ * kmod-pebs publish the hardware's position the same way (A in hw_bts.c).
  * This is the pairing of perf's ring buffer (kernel/events/ring_buffer.c),
  * with the kernel as the only keeper of both positions.
  *
@@ -102,7 +104,7 @@ static void ptbts_ring_write(struct ptbts_ring *r, u64 from, u64 to, u32 kind)
 	rec->flags = PTBTS_MKKIND(kind);
 	if (++r->slot == r->nslots)
 		r->slot = 0;
-	smp_store_release(&r->count, count);
+	smp_store_release(&r->count, count);	/* A, matches B */
 	if (count - READ_ONCE(r->tail) == r->wakeup)
 		irq_work_queue(&r->wake_work);
 }
@@ -126,7 +128,7 @@ int ptbts_ring_put(struct ptbts_ring *r, u64 from, u64 to, u32 kind)
 	u64 used;
 
 	if (r->mode != PTBTS_MODE_RING) {
-		used = r->count - smp_load_acquire(&r->tail);
+		used = r->count - smp_load_acquire(&r->tail);	/* D, matches C */
 		/* A pending LOST marker needs its slot too. */
 		if (used + !!r->lost_run >= r->nslots) {
 			if (r->mode == PTBTS_MODE_BLOCK)
@@ -152,6 +154,7 @@ int ptbts_ring_put(struct ptbts_ring *r, u64 from, u64 to, u32 kind)
  */
 bool ptbts_ring_has_room(const struct ptbts_ring *r)
 {
+	/* D, matches C */
 	return READ_ONCE(r->count) - smp_load_acquire(&r->tail) < r->nslots;
 }
 
@@ -163,7 +166,7 @@ bool ptbts_ring_has_room(const struct ptbts_ring *r)
  */
 u64 ptbts_ring_unread(const struct ptbts_ring *r)
 {
-	return smp_load_acquire(&r->count) - READ_ONCE(r->tail);
+	return smp_load_acquire(&r->count) - READ_ONCE(r->tail);	/* B, matches A */
 }
 
 /**
@@ -177,9 +180,10 @@ u64 ptbts_ring_unread(const struct ptbts_ring *r)
  */
 int ptbts_ring_ack(struct ptbts_ring *r, u64 tail)
 {
+	/* B, matches A: a tail only up to what was written */
 	if (tail < r->tail || tail > smp_load_acquire(&r->count))
 		return -EINVAL;
-	smp_store_release(&r->tail, tail);
+	smp_store_release(&r->tail, tail);	/* C, matches D */
 	wake_up_all(&r->room_wq);
 	return 0;
 }

@@ -15,7 +15,7 @@ static void ptbts_status_fill2(struct ptbts_status *st,
 			       const struct ptbts_thread *t)
 {
 	u64 nslots = READ_ONCE(t->nslots2);
-	u64 count = smp_load_acquire(&t->count2);
+	u64 count = smp_load_acquire(&t->count2);	/* B, matches A (ring.c) */
 
 	if (!nslots)
 		return;
@@ -32,7 +32,7 @@ static void ptbts_status_fill2(struct ptbts_status *st,
 void ptbts_status_fill(struct ptbts_status *st, const struct ptbts_thread *t,
 		       u32 usize)
 {
-	u64 count = smp_load_acquire(&t->ring.count);
+	u64 count = smp_load_acquire(&t->ring.count);	/* B, matches A (ring.c) */
 
 	memset(st, 0, sizeof(*st));
 	st->size = min_t(u32, usize, sizeof(*st));
@@ -78,7 +78,7 @@ long ptbts_ioctl_status(struct ptbts_session *s, void __user *uarg)
 	mutex_lock(&s->lock);
 	t = ptbts_session_find(s, in.tid);
 	if (t) {
-		flush_work(&t->release_work);
+		ptbts_thread_settle(t);
 		ptbts_status_fill(&st, t, usize);
 	}
 	mutex_unlock(&s->lock);

@@ -104,8 +104,7 @@ void ptbts_step_notifier_exit(void);
 /* step_hooks.c */
 void ptbts_step_rearm(void);
 void ptbts_step_queue_work(struct ptbts_step *st, struct ptbts_thread *t);
-int ptbts_step_hooks_init(void);
-void ptbts_step_hooks_exit(void);
+void ptbts_step_end(struct ptbts_step *st, struct ptbts_thread *t);
 
 /* step_uprobe.c */
 int ptbts_step_uprobe_init(void);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ptrace_bts: what kmod-step does around its traps.
+ * ptrace_bts: what kmod-step does around its traps.  The probes here are
+ * on tracepoints that tracepoints.c registers (it says why).
  *
  *  - exec resets the user registers, trap flag included: the probe on
  *    sched_process_exec (the new image's registers are set) writes the
- *    EXEC marker {0 -> entry} and sets the flag again;
+ *    EXEC marker {0 -> entry} and sets the flag again, unless the exec
+ *    ended what the tracer may record (ptbts_thread_linked());
  *  - fork, vfork and clone copy the parent's registers, trap flag
  *    included: the probe on sched_process_fork (before the child first
  *    runs) clears it in every child of a stepped task, which would
@@ -35,7 +37,6 @@
 #include <linux/string.h>
 #include <linux/sched/task_stack.h>
 #include <linux/task_work.h>
-#include <linux/tracepoint.h>
 #include <linux/wait.h>
 
 #include "step.h"
@@ -169,8 +170,36 @@ void ptbts_step_queue_work(struct ptbts_step *st, struct ptbts_thread *t)
 	ptbts_step_put(st);
 }
 
-static void ptbts_on_exec(void *data, struct task_struct *p, pid_t old_pid,
-			  struct linux_binprm *bprm)
+/**
+ * ptbts_step_end() - the ptrace link of current ended: record no more
+ * @st: the state of current
+ * @t:  its attachment, found under RCU
+ *
+ * Any context of current.  A final GAP marker says that tracing was turned
+ * off, the attachment ends (DETACHED; its release wakes the tracer), and
+ * nothing of current is recorded from here on: the trap notifier and the
+ * probes check @st->off and ptbts_thread_linked() before they record.  The
+ * caller takes the trap flag back.
+ */
+void ptbts_step_end(struct ptbts_step *st, struct ptbts_thread *t)
+{
+	if (!st->off)
+		ptbts_step_emit(st, t, 0, PTBTS_GAP_DISABLED, PTBTS_KIND_GAP);
+	st->off = true;
+	st->has_prev = false;
+	st->sig_pending = false;
+	ptbts_thread_unlink(t, PTBTS_STATE_DETACHED);
+}
+
+/*
+ * The new image's registers are set and its trap flag is clear.  Stepping
+ * goes on only while current may still be recorded: an exec that made it
+ * non-dumpable (a setuid program, say) ends the attachment here, before
+ * the program's first instruction, and with no EXEC marker.
+ */
+/* sched_process_exec (tracepoints.c) */
+void ptbts_step_on_exec(void *data, struct task_struct *p, pid_t old_pid,
+			struct linux_binprm *bprm)
 {
 	struct pt_regs *regs = current_pt_regs();
 	struct ptbts_thread *t;
@@ -179,20 +208,24 @@ static void ptbts_on_exec(void *data, struct task_struct *p, pid_t old_pid,
 	rcu_read_lock();
 	st = ptbts_step_find(current);
 	t = st ? ptbts_step_armed(st) : NULL;
-	if (t) {
+	if (t && !ptbts_thread_linked(t)) {
+		ptbts_step_end(st, t);
+		ptbts_step_unhash(st);
+	} else if (t) {
 		ptbts_step_emit(st, t, 0, regs->ip, PTBTS_KIND_EXEC);
 		st->in_gap = false;
 		st->off = false;
 		st->has_prev = false;
-		/* A 32-bit image too, as ptrace-step (issue 9). */
+		/* A 32-bit image too, as ptrace-step does. */
 		ptbts_step_pend(st, regs);
 		ptbts_step_rearm();
 	}
 	rcu_read_unlock();
 }
 
-static void ptbts_on_fork(void *data, struct task_struct *parent,
-			  struct task_struct *child)
+/* sched_process_fork (tracepoints.c) */
+void ptbts_step_on_fork(void *data, struct task_struct *parent,
+			struct task_struct *child)
 {
 	rcu_read_lock();
 	if (ptbts_step_find(parent))
@@ -201,12 +234,13 @@ static void ptbts_on_fork(void *data, struct task_struct *parent,
 }
 
 /*
+ * signal_deliver (tracepoints.c).
  * In get_signal(), after any signal-delivery-stop, with the siglock held:
  * the pending instruction ran if the pc moved (a syscall that finished, an
  * int3), and the one at the pc now will not run before the handler.
  */
-static void ptbts_on_signal(void *data, int sig, struct kernel_siginfo *info,
-			    struct k_sigaction *ka)
+void ptbts_step_on_signal(void *data, int sig, struct kernel_siginfo *info,
+			  struct k_sigaction *ka)
 {
 	struct pt_regs *regs = current_pt_regs();
 	struct ptbts_thread *t;
@@ -217,7 +251,12 @@ static void ptbts_on_signal(void *data, int sig, struct kernel_siginfo *info,
 	rcu_read_lock();
 	st = ptbts_step_find(current);
 	t = st ? ptbts_step_armed(st) : NULL;
-	if (t && !st->off) {
+	if (t && !ptbts_thread_linked(t)) {
+		/* Before the frame saves the flags: no frame keeps the flag. */
+		ptbts_step_end(st, t);
+		if (ptbts_step_unhash(st) && !test_thread_flag(TIF_SINGLESTEP))
+			regs->flags &= ~X86_EFLAGS_TF;
+	} else if (t && !st->off) {
 		if (st->has_prev && regs->ip != st->prev_pc)
 			ptbts_step_complete(st, t, regs);
 		st->has_prev = false;
@@ -226,66 +265,4 @@ static void ptbts_on_signal(void *data, int sig, struct kernel_siginfo *info,
 		ptbts_step_queue_work(st, t);
 	}
 	rcu_read_unlock();
-}
-
-struct ptbts_hook {
-	const char *name;
-	void *probe;
-	struct tracepoint *tp;
-};
-
-static struct ptbts_hook ptbts_hooks[] = {
-	{ "sched_process_exec", ptbts_on_exec },
-	{ "sched_process_fork", ptbts_on_fork },
-	{ "signal_deliver", ptbts_on_signal },
-};
-
-static void ptbts_find_hook(struct tracepoint *tp, void *priv)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(ptbts_hooks); i++)
-		if (!strcmp(tp->name, ptbts_hooks[i].name))
-			ptbts_hooks[i].tp = tp;
-}
-
-static void ptbts_step_unhook(size_t n)
-{
-	while (n--)
-		tracepoint_probe_unregister(ptbts_hooks[n].tp,
-					    ptbts_hooks[n].probe, NULL);
-	tracepoint_synchronize_unregister();
-}
-
-/**
- * ptbts_step_hooks_init() - register the probes
- *
- * Return: 0 or a negative errno.
- */
-int ptbts_step_hooks_init(void)
-{
-	size_t i;
-	int err;
-
-	for_each_kernel_tracepoint(ptbts_find_hook, NULL);
-	for (i = 0; i < ARRAY_SIZE(ptbts_hooks); i++) {
-		err = ptbts_hooks[i].tp ? 0 : -ENOENT;
-		if (!err)
-			err = tracepoint_probe_register(ptbts_hooks[i].tp,
-							ptbts_hooks[i].probe,
-							NULL);
-		if (err) {
-			ptbts_step_unhook(i);
-			return err;
-		}
-	}
-	return 0;
-}
-
-/**
- * ptbts_step_hooks_exit() - unregister the probes and wait for them
- */
-void ptbts_step_hooks_exit(void)
-{
-	ptbts_step_unhook(ARRAY_SIZE(ptbts_hooks));
 }

@@ -280,17 +280,16 @@ void ptbts_step_drop_all(void)
 /**
  * ptbts_step_init() - the notifiers and the probes kmod-step needs
  *
+ * Its tracepoint probes are registered by ptbts_tracepoints_init().
+ *
  * Return: 0 or a negative errno.
  */
 int ptbts_step_init(void)
 {
-	int err = ptbts_step_hooks_init();
+	int err = ptbts_step_sigret_init();
 
 	if (err)
 		return err;
-	err = ptbts_step_sigret_init();
-	if (err)
-		goto hooks_exit;
 	err = ptbts_step_uprobe_init();
 	if (err)
 		goto sigret_exit;
@@ -303,8 +302,6 @@ uprobe_exit:
 	ptbts_step_uprobe_exit();
 sigret_exit:
 	ptbts_step_sigret_exit();
-hooks_exit:
-	ptbts_step_hooks_exit();
 	return err;
 }
 
@@ -313,7 +310,9 @@ hooks_exit:
  *
  * Once ptbts_step_drop_all() returns, no task has a trap flag of the
  * module's and no task_work of the module's is queued, so nothing can run
- * the notifiers' or the works' code any more.
+ * the notifiers' or the works' code any more.  The tracepoint probes,
+ * which an exiting task needs to drop its entry, stay until
+ * ptbts_tracepoints_exit(); they find nothing to do by then.
  */
 void ptbts_step_exit(void)
 {
@@ -321,6 +320,5 @@ void ptbts_step_exit(void)
 	ptbts_step_notifier_exit();
 	ptbts_step_uprobe_exit();
 	ptbts_step_sigret_exit();
-	ptbts_step_hooks_exit();
 	rcu_barrier();
 }

@@ -219,7 +219,8 @@ static void ptbts_step_trap(struct ptbts_step *st, struct ptbts_thread *t,
  * the tracer's SIGTRAP; kprobes do not step user code, and uprobes'
  * notifier runs before this one (higher priority) and claims the step of
  * its out-of-line copy, which step_uprobe.c arranges to happen without the
- * module's trap flag.
+ * module's trap flag.  Nothing is recorded once the ptrace link ended: the
+ * attachment ends at that trap and the flag is taken back.
  */
 static int ptbts_step_notify(struct notifier_block *nb, unsigned long val,
 			     void *data)
@@ -242,6 +243,10 @@ static int ptbts_step_notify(struct notifier_block *nb, unsigned long val,
 	if (test_thread_flag(TIF_SINGLESTEP))
 		ret = NOTIFY_DONE;
 	t = rcu_dereference(st->thread);
+	if (t && !ptbts_thread_linked(t)) {
+		ptbts_step_end(st, t);
+		t = NULL;
+	}
 	if (t) {
 		ptbts_step_trap(st, t, regs);
 	} else if (ret == NOTIFY_STOP && ptbts_step_unhash(st)) {

@@ -34,13 +34,17 @@ struct ptbts_thread *ptbts_thread_new(struct ptbts_session *s,
 	if (!t)
 		return NULL;
 	INIT_LIST_HEAD(&t->node);
-	INIT_LIST_HEAD(&t->reg_node);
+	INIT_HLIST_NODE(&t->reg_node);
+	INIT_HLIST_NODE(&t->tracer_node);
 	refcount_set(&t->ref, 1);
 	INIT_WORK(&t->release_work, ptbts_release_work);
 	t->task = task;
 	t->tracer = current;
 	get_task_struct(current);
 	t->tid = cfg->tid;
+	/* The thread is in a ptrace stop: neither id can change now. */
+	t->exec_id = READ_ONCE(task->self_exec_id);
+	t->tracer_exec_id = READ_ONCE(current->self_exec_id);
 	t->source = cfg->source;
 	t->mode = cfg->mode;
 	t->pebs_event = cfg->pebs_event;
@@ -126,15 +130,34 @@ void ptbts_thread_release(struct ptbts_thread *t)
  * ptbts_thread_end() - detach a thread: the session's side of the end
  * @t: the thread object, already off the session's list
  *
- * Takes it out of the registry, waits for a release its exit may have
- * queued, releases what is left and drops the session's reference.
+ * Marks it DETACHED unless it ended before, takes it out of the registry,
+ * waits for a release its exit may have queued, releases what is left and
+ * drops the session's reference.
  */
 void ptbts_thread_end(struct ptbts_thread *t)
 {
+	/* A WAIT that holds a reference returns with this state. */
+	cmpxchg(&t->gone, 0, PTBTS_STATE_DETACHED);
 	ptbts_registry_del(t);
 	flush_work(&t->release_work);
 	ptbts_thread_release(t);
 	ptbts_thread_put(t);
+}
+
+/**
+ * ptbts_thread_settle() - end an attachment whose ptrace link ended
+ * @t: the thread object, referenced by the caller
+ *
+ * The tracer's side of ptbts_thread_linked(): a PTRACE_DETACH is seen here
+ * even before the thread runs again.  Sleeps.  Afterwards a thread that
+ * reads as EXITED or DETACHED has its buffer released.
+ */
+void ptbts_thread_settle(struct ptbts_thread *t)
+{
+	if (!READ_ONCE(t->gone) && !ptbts_tracer_linked(t))
+		ptbts_thread_unlink(t, PTBTS_STATE_DETACHED);
+	if (READ_ONCE(t->gone))
+		flush_work(&t->release_work);
 }
 
 /**
@@ -149,6 +172,9 @@ u32 ptbts_thread_state(const struct ptbts_thread *t)
 
 	if (gone)
 		return gone;
+	/* Until the thread or ptbts_thread_settle() ends it. */
+	if (!ptbts_tracer_linked(t))
+		return PTBTS_STATE_DETACHED;
 	return task_is_traced(t->task) ? PTBTS_STATE_STOPPED :
 					 PTBTS_STATE_RUNNING;
 }

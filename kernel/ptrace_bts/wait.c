@@ -102,7 +102,7 @@ long ptbts_ioctl_wait(struct ptbts_session *s, void __user *uarg)
 	err = ptbts_wait_ready(t, in.timeout_ns);
 	if (!err) {
 		/* EXITED and DETACHED mean the pages are back. */
-		flush_work(&t->release_work);
+		ptbts_thread_settle(t);
 		ptbts_status_fill(&st, t, usize);
 		st.timeout_ns = in.timeout_ns;
 	}

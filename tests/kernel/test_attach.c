@@ -342,3 +342,39 @@ TEST(attach, many_threads_one_session)
 	for (i = 0; i < 3; i++)
 		kt_unmap(buf[i], BUF_SIZE);
 }
+
+/*
+ * A thread in its PTRACE_EVENT_EXIT stop is exiting (PF_EXITING comes
+ * later): attaching it is -ESRCH, as for any exiting thread.
+ */
+TEST(attach, exit_stop_is_exiting)
+{
+	void *buf = kt_map(BUF_SIZE);
+	int fd = kt_open(), st;
+	pid_t pid;
+
+	ASSERT_GE(fd, 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		raise(SIGSTOP);
+		_exit(3);
+	}
+	ASSERT_EQ(waitpid(pid, &st, WUNTRACED), pid);
+	ASSERT_EQ(ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACEEXIT), 0);
+	ASSERT_EQ(kill(pid, SIGCONT), 0);
+	for (;;) {
+		ASSERT_EQ(waitpid(pid, &st, __WALL), pid);
+		ASSERT_TRUE(WIFSTOPPED(st));
+		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8)))
+			break;
+		ASSERT_EQ(ptrace(PTRACE_CONT, pid, 0, 0), 0);
+	}
+	EXPECT_EQ(kt_attach(fd, pid, buf, BUF_SIZE), -ESRCH);
+	EXPECT_EQ(kt_pinned(), 0);
+	ASSERT_EQ(ptrace(PTRACE_CONT, pid, 0, 0), 0);
+	ASSERT_EQ(waitpid(pid, &st, __WALL), pid);
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+	close(fd);
+	kt_unmap(buf, BUF_SIZE);
+}

@@ -5,16 +5,19 @@
  * survives, its VmPin where it was.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "kt.h"
+#include "kt_step.h"
 
 #define BUF_SIZE (4 * KT_PAGE)
 
@@ -264,4 +267,122 @@ TEST(release, exited_entry_gives_way)
 	EXPECT_EQ(kt_pinned(), 0);
 	close(fd);
 	kt_unmap(buf, BUF_SIZE);
+}
+
+/* Detaches through the session once the main thread waits. */
+struct detach_later {
+	int fd;
+	pid_t tid;
+	long r;
+};
+
+static void *detach_later(void *arg)
+{
+	struct detach_later *d = arg;
+	struct timespec ts = { 0, 200 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+	d->r = kt_detach(d->fd, d->tid);
+	return NULL;
+}
+
+/* A WAIT that a DETACH ends returns the thread as DETACHED. */
+TEST(release, wait_ended_by_detach_says_detached)
+{
+	struct detach_later d = { 0 };
+	void *buf = kt_map(BUF_SIZE);
+	struct ptbts_status st;
+	struct kt_tracee t;
+	pthread_t th;
+
+	d.fd = kt_open();
+	ASSERT_GE(d.fd, 0);
+	ASSERT_EQ(kt_tracee_start(&t, 0, 1), 0);
+	d.tid = t.pid;
+	ASSERT_EQ(kt_attach(d.fd, t.pid, buf, BUF_SIZE), 0);
+	/* It sleeps and records nothing: WAIT has nothing to return for. */
+	ASSERT_EQ(ptrace(PTRACE_CONT, t.pid, 0, 0), 0);
+	ASSERT_EQ(pthread_create(&th, NULL, detach_later, &d), 0);
+	EXPECT_EQ(kt_wait(d.fd, t.pid, PTBTS_WAIT_FOREVER, &st), 0);
+	EXPECT_EQ(st.state, (uint32_t)PTBTS_STATE_DETACHED);
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	EXPECT_EQ(d.r, 0);
+	EXPECT_EQ(kt_pinned(), 0);
+	kt_tracee_kill(&t);
+	close(d.fd);
+	kt_unmap(buf, BUF_SIZE);
+}
+
+/* A tracee that runs branches until it is killed. */
+static volatile unsigned long spin_sink;
+
+static void spin_leaf(void)
+{
+	spin_sink++;
+}
+
+static void spin_child(long arg)
+{
+	void (*volatile fn)(void) = spin_leaf;
+
+	(void)arg;
+	raise(SIGSTOP);
+	for (;;)
+		fn();
+}
+
+/*
+ * The tracer attaches a running program, then exec's with the session
+ * still open: its old image's buffer is no longer anyone's to read, and
+ * the recording ends, although the ptrace link itself survives the exec.
+ */
+static int attach_then_exec(int to_test, int from_test)
+{
+	struct kt_run r;
+	char c;
+
+	KT_CHECK(kt_run_start(&r, spin_child, 0, 16 * KT_PAGE,
+			      PTBTS_MODE_RING, 0) == 0);
+	KT_CHECK(ptrace(PTRACE_CONT, r.pid, 0, 0) == 0);
+	KT_CHECK(write(to_test, &r.pid, sizeof(r.pid)) == sizeof(r.pid));
+	KT_CHECK(read(from_test, &c, 1) == 1);
+	/* The session's fd stays open in the new image. */
+	KT_CHECK(fcntl(r.fd, F_SETFD, 0) == 0);
+	execl("/bin/busybox", "sleep", "30", (char *)NULL);
+	return 99;
+}
+
+TEST(release, tracer_exec_ends_recording)
+{
+	int to_test[2], to_tracer[2], i, st;
+	pid_t tracer, tracee = 0;
+	long pinned = -1;
+
+	/* Orphans come back to us, so that the tracee can be reaped. */
+	ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+	ASSERT_EQ(pipe(to_test), 0);
+	ASSERT_EQ(pipe(to_tracer), 0);
+	tracer = fork();
+	ASSERT_GE(tracer, 0);
+	if (!tracer)
+		_exit(attach_then_exec(to_test[1], to_tracer[0]));
+	ASSERT_EQ(read(to_test[0], &tracee, sizeof(tracee)),
+		  (ssize_t)sizeof(tracee));
+	EXPECT_EQ(kt_pinned(), 16);
+	/* Now the tracer exec's; the tracee records on until it sees it. */
+	ASSERT_EQ(write(to_tracer[1], "x", 1), 1);
+	for (i = 0; i < 100 && pinned; i++) {
+		usleep(50 * 1000);
+		pinned = kt_pinned();
+	}
+	EXPECT_EQ(pinned, 0);
+	kill(tracer, SIGKILL);
+	kt_reap(tracer);
+	kill(tracee, SIGKILL);
+	EXPECT_EQ(waitpid(tracee, &st, __WALL), tracee);
+	prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+	close(to_test[0]);
+	close(to_test[1]);
+	close(to_tracer[0]);
+	close(to_tracer[1]);
 }

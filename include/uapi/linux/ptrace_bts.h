@@ -98,7 +98,9 @@ enum ptbts_kind {
  * enum ptbts_gap - why a %PTBTS_KIND_GAP marker was written
  * @PTBTS_GAP_UNKNOWN:    no reason known
  * @PTBTS_GAP_UNREADABLE: the source could not read the code it had to decode
- * @PTBTS_GAP_DISABLED:   tracing was turned off for a while
+ * @PTBTS_GAP_DISABLED:   tracing was turned off for a while, or for good:
+ *                        the last record of a recording that ended with the
+ *                        ptrace link (%PTBTS_STATE_DETACHED)
  * @PTBTS_GAP_UNDECODABLE: the source met an instruction it could not decode
  * @PTBTS_GAP_CODE_CHANGED: no hole: the code the thread is about to run was
  *			  rewritten since the source last decoded it (from the
@@ -165,8 +167,12 @@ enum ptbts_mode {
  * @PTBTS_STATE_RUNNING:  attached, running or sleeping
  * @PTBTS_STATE_STOPPED:  attached, in a ptrace stop
  * @PTBTS_STATE_EXITED:   the thread exited; its buffer is released
- * @PTBTS_STATE_DETACHED: its tracer exited or let it go through ptrace; its
- *                        buffer is released
+ * @PTBTS_STATE_DETACHED: the recording ended with the ptrace link: its
+ *                        tracer let it go (PTRACE_DETACH or
+ *                        %PTBTS_IOC_DETACH), exited or exec'd, or the
+ *                        thread exec'd a program that left it non-dumpable
+ *                        (setuid, setgid, file capabilities, unreadable);
+ *                        its buffer is released
  *
  * A thread that is EXITED or DETACHED stays known to the session (STATUS
  * answers for it) until %PTBTS_IOC_DETACH, the session's close, or a new
@@ -511,7 +517,8 @@ struct ptbts_hdr {
  *                    beyond the buffer
  *           -EOPNOTSUPP  a module source that cannot record here; a buffer
  *                    that maps a file (other than a memfd / shmem) or a device
- *           -ESRCH   no such thread, or it is exiting
+ *           -ESRCH   no such thread, or it is exiting (its
+ *                    PTRACE_EVENT_EXIT stop included)
  *           -EPERM   the caller is not the thread's ptrace tracer; or
  *                    kmod-bts/kmod-pebs without CAP_PERFMON or
  *                    CAP_SYS_ADMIN (the hardware's records can carry
