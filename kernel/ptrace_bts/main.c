@@ -146,10 +146,13 @@ lifetime_exit:
 }
 
 /*
- * No session can be open here (each holds a module reference), and no
- * task has a trap flag of kmod-step's (each holds one too), so what is
- * left are releases queued by exiting threads: ptbts_lifetime_exit() waits
- * for them.
+ * Nothing here waits for user space.  No session can be open (each holds
+ * a module reference), nor can a kmod-step state (each holds one until
+ * its trap flag was taken back and its task_works ran) or a kmod-bts one
+ * (until its preempt notifier is gone and its task_works ran): while one
+ * is left, rmmod fails (EBUSY) before this runs.  What is left are
+ * releases queued by exiting threads, which ptbts_lifetime_exit() waits
+ * for, and RCU callbacks.
  */
 static void __exit ptbts_exit(void)
 {

@@ -558,6 +558,18 @@ struct ptbts_hdr {
  *           -EINVAL  not a whole part of one CPU's buffer
  *           -ENODEV  no buffer at that offset
  *
+ * Ending an attachment (DETACH, close(), the tracer's exit) never waits
+ * for the traced thread: not for one in a ptrace stop, a group stop or an
+ * uninterruptible sleep.  What a tracer may rely on: when the call
+ * returns, nothing more is written into the buffer and the buffer is
+ * released.  A trap flag kmod-step set is taken back at once from a thread
+ * in a ptrace stop, else by the thread itself before it next returns to
+ * user mode (a sleeping thread is woken for it, and goes back to sleep);
+ * kmod-bts and kmod-pebs stop the hardware at once on every CPU, and the
+ * thread unhooks itself from the scheduler the same way.  Until each such
+ * thread did so, the module stays in use: unloading it fails with EBUSY
+ * (EAGAIN from delete_module()) instead of waiting for user space.
+ *
  * poll() on the session fd: EPOLLIN while any attached thread is ready as
  * for WAIT.  It wakes when a thread's unread records reach its threshold
  * and when a thread exits or is detached; entering a ptrace stop is
