@@ -22,6 +22,8 @@ u8 ptbts_hw_unavail(u32 source, int audit);
 u32 ptbts_hw_pebs_format(void);
 u32 ptbts_hw_pebs_record_size(void);
 u8 ptbts_hw_percpu_unavail(void);
+u8 ptbts_hw_caller_unavail(void);
+int ptbts_hw_errno(u8 why);
 
 /* hw_bts.c: kmod-bts, and the recorder kmod-pebs shares */
 extern const struct ptbts_source_ops ptbts_bts_ops;

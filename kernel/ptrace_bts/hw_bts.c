@@ -99,8 +99,8 @@ struct ptbts_hw {
 };
 
 static DEFINE_PER_CPU(struct ptbts_hw *, ptbts_hw_cur);
-/* A slice is being switched on this CPU: a PMI now is taken care of. */
-static DEFINE_PER_CPU(bool, ptbts_hw_switching);
+/* The thread whose slice is being switched on this CPU, or NULL. */
+static DEFINE_PER_CPU(struct ptbts_hw *, ptbts_hw_switching);
 static LIST_HEAD(ptbts_hw_list);
 static DEFINE_SPINLOCK(ptbts_hw_lock);
 static DEFINE_MUTEX(ptbts_hw_nmi_lock);
@@ -135,7 +135,7 @@ static void ptbts_hw_in(struct ptbts_hw *hw)
 	unsigned long flags;
 
 	local_irq_save(flags);
-	this_cpu_write(ptbts_hw_switching, true);
+	this_cpu_write(ptbts_hw_switching, hw);
 	WRITE_ONCE(hw->active, true);
 	/* Matches ptbts_hw_end()'s: this sees @stopping, or its IPI the slice. */
 	smp_mb();
@@ -145,7 +145,7 @@ static void ptbts_hw_in(struct ptbts_hw *hw)
 		ds_task_sched_in(&ptbts_hw_ops, &hw->ds, ptbts_hw_tail(hw), 0);
 		this_cpu_write(ptbts_hw_cur, hw);
 	}
-	this_cpu_write(ptbts_hw_switching, false);
+	this_cpu_write(ptbts_hw_switching, NULL);
 	local_irq_restore(flags);
 }
 
@@ -155,11 +155,11 @@ static void ptbts_hw_out(struct ptbts_hw *hw)
 
 	local_irq_save(flags);
 	if (READ_ONCE(hw->active)) {
-		this_cpu_write(ptbts_hw_switching, true);
+		this_cpu_write(ptbts_hw_switching, hw);
 		this_cpu_write(ptbts_hw_cur, NULL);
 		ds_task_sched_out(&ptbts_hw_ops, &hw->ds, ptbts_hw_tail(hw), 0);
 		ptbts_hw_publish(hw);
-		this_cpu_write(ptbts_hw_switching, false);
+		this_cpu_write(ptbts_hw_switching, NULL);
 		/* The slice's records are published before it reads as over. */
 		smp_store_release(&hw->active, false);
 	}
@@ -272,14 +272,21 @@ static void ptbts_hw_kick(struct irq_work *work)
  */
 static int ptbts_hw_nmi(unsigned int cmd, struct pt_regs *regs)
 {
-	struct ptbts_hw *hw = this_cpu_read(ptbts_hw_cur);
+	struct ptbts_hw *hw = this_cpu_read(ptbts_hw_switching);
 	int res;
 
-	if (this_cpu_read(ptbts_hw_switching)) {
-		/* The switch takes the index as it is: the PMI is served. */
+	if (hw) {
+		/*
+		 * The switch takes the index as it is: a PMI of this
+		 * thread's is served by it.  Anyone else's (perf's, the
+		 * watchdog's) is left to its handler, and LVTPC to it.
+		 */
+		if (!ds_task_pmi_pending(&hw->ds))
+			return NMI_DONE;
 		apic_write(APIC_LVTPC, APIC_DM_NMI);
 		return NMI_HANDLED;
 	}
+	hw = this_cpu_read(ptbts_hw_cur);
 	if (!hw || !READ_ONCE(hw->active))
 		return NMI_DONE;
 	res = ds_task_pmi(&ptbts_hw_ops, &hw->ds, ptbts_hw_tail(hw), 0);
@@ -389,7 +396,7 @@ int ptbts_hw_start(struct ptbts_thread *t)
 
 	why = ptbts_hw_unavail(t->source, true);
 	if (why != PTBTS_OK)
-		return why == PTBTS_UNAVAIL_NO_CAP ? -EPERM : -EOPNOTSUPP;
+		return ptbts_hw_errno(why);
 	hw = kzalloc(sizeof(*hw), GFP_KERNEL);
 	if (!hw)
 		return -ENOMEM;

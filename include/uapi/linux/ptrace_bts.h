@@ -193,10 +193,16 @@ enum ptbts_state {
  *                            kernel addresses that nothing filters)
  * @PTBTS_UNAVAIL_PERF_BUSY:  perf uses BTS (or, for PEBS, a counter) on
  *                            a CPU
+ * @PTBTS_UNAVAIL_NO_PMU:     (PEBS) CPUID leaf 0xA enumerates no
+ *                            architectural PMU of version 2 or later with
+ *                            a general-purpose counter
+ * @PTBTS_UNAVAIL_LOCKDOWN:   the kernel is locked down against perf
+ *                            (lockdown=confidentiality), as perf refuses
+ *                            its own events then
  *
  * The hardware reasons are checked in the order: NOT_INTEL, NO_DS, BTS_OFF
- * (PEBS_OFF, PEBS_FMT), ERRATUM, PTI, NO_CAP, PERF_BUSY; the first that
- * applies is reported.
+ * (PEBS_OFF, NO_PMU, PEBS_FMT), ERRATUM, PTI, LOCKDOWN, NO_CAP, PERF_BUSY;
+ * the first that applies is reported.
  */
 enum ptbts_unavail {
 	PTBTS_OK		= 0,
@@ -211,6 +217,8 @@ enum ptbts_unavail {
 	PTBTS_UNAVAIL_ERRATUM	= 9,	/* BTS 'from' erratum model */
 	PTBTS_UNAVAIL_NO_CAP	= 10,	/* no CAP_PERFMON/CAP_SYS_ADMIN */
 	PTBTS_UNAVAIL_PERF_BUSY	= 11,	/* perf holds BTS/PMU on a CPU */
+	PTBTS_UNAVAIL_NO_PMU	= 12,	/* no architectural PMU v2 (PEBS) */
+	PTBTS_UNAVAIL_LOCKDOWN	= 13,	/* kernel lockdown forbids perf */
 };
 
 /**
