@@ -10,10 +10,11 @@
  * nothing is read back from the buffer, which the tracer can write.
  *
  *	producer			consumer
- *	tail = load_acquire(tail)	count = load_acquire(count)
+ *	tail = load_acquire(tail)  A	count = load_acquire(count)  C
  *	write slot count % nslots	read slots [tail, count) (user space)
- *	store_release(count, count+1)	store_release(tail, new tail)  (ACK)
+ *	store_release(count, count+1) B	store_release(tail, new tail)  D (ACK)
  *
+ * A pairs with D, B with C; the barriers below name their letter.
  * The release of @count orders the record's bytes before it: a consumer
  * that saw @count sees the records below it.  The release of @tail orders
  * the consumer's reads before the producer may reuse those slots (BLOCK and
@@ -102,6 +103,7 @@ static void ptbts_ring_write(struct ptbts_ring *r, u64 from, u64 to, u32 kind)
 	rec->flags = PTBTS_MKKIND(kind);
 	if (++r->slot == r->nslots)
 		r->slot = 0;
+	/* B, matches C: the record is written before it is counted. */
 	smp_store_release(&r->count, count);
 	if (count - READ_ONCE(r->tail) == r->wakeup)
 		irq_work_queue(&r->wake_work);
@@ -126,6 +128,7 @@ int ptbts_ring_put(struct ptbts_ring *r, u64 from, u64 to, u32 kind)
 	u64 used;
 
 	if (r->mode != PTBTS_MODE_RING) {
+		/* A, matches D: acknowledged slots are read out already. */
 		used = r->count - smp_load_acquire(&r->tail);
 		/* A pending LOST marker needs its slot too. */
 		if (used + !!r->lost_run >= r->nslots) {
@@ -152,6 +155,7 @@ int ptbts_ring_put(struct ptbts_ring *r, u64 from, u64 to, u32 kind)
  */
 bool ptbts_ring_has_room(const struct ptbts_ring *r)
 {
+	/* A, matches D (the producer's own count needs none). */
 	return READ_ONCE(r->count) - smp_load_acquire(&r->tail) < r->nslots;
 }
 
@@ -163,6 +167,7 @@ bool ptbts_ring_has_room(const struct ptbts_ring *r)
  */
 u64 ptbts_ring_unread(const struct ptbts_ring *r)
 {
+	/* C, matches B. */
 	return smp_load_acquire(&r->count) - READ_ONCE(r->tail);
 }
 
@@ -177,8 +182,10 @@ u64 ptbts_ring_unread(const struct ptbts_ring *r)
  */
 int ptbts_ring_ack(struct ptbts_ring *r, u64 tail)
 {
+	/* C, matches B: no ACK of records not yet written. */
 	if (tail < r->tail || tail > smp_load_acquire(&r->count))
 		return -EINVAL;
+	/* D, matches A: the tracer read the slots before they are reused. */
 	smp_store_release(&r->tail, tail);
 	wake_up_all(&r->room_wq);
 	return 0;

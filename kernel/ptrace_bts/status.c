@@ -15,6 +15,7 @@ static void ptbts_status_fill2(struct ptbts_status *st,
 			       const struct ptbts_thread *t)
 {
 	u64 nslots = READ_ONCE(t->nslots2);
+	/* C, matches B of ptbts_hw_publish() (ring.c's protocol). */
 	u64 count = smp_load_acquire(&t->count2);
 
 	if (!nslots)
@@ -32,6 +33,7 @@ static void ptbts_status_fill2(struct ptbts_status *st,
 void ptbts_status_fill(struct ptbts_status *st, const struct ptbts_thread *t,
 		       u32 usize)
 {
+	/* C, matches B (ring.c's protocol). */
 	u64 count = smp_load_acquire(&t->ring.count);
 
 	memset(st, 0, sizeof(*st));

@@ -518,8 +518,10 @@ struct ptbts_hdr {
  *           -EPERM   the caller is not the thread's ptrace tracer; or
  *                    kmod-bts/kmod-pebs without CAP_PERFMON or
  *                    CAP_SYS_ADMIN (the hardware's records can carry
- *                    kernel addresses, which nothing filters)
- *           -EBUSY   the thread is not in a ptrace stop
+ *                    kernel addresses, which nothing filters), or with
+ *                    the kernel locked down against perf
+ *           -EBUSY   the thread is not in a ptrace stop; kmod-pebs while
+ *                    perf holds the performance counters
  *           -EEXIST  the thread is attached already (to any session)
  *           -EFAULT  part of the buffer is not mapped, or beyond user space
  *           -EACCES  part of the buffer is not writable
@@ -545,7 +547,8 @@ struct ptbts_hdr {
  *           -EOPNOTSUPP  the mode cannot record here (@unavail says why);
  *                    or a CPU numbered 64 or more, which this module does
  *                    not record on (@unavail 0)
- *           -EPERM   no CAP_PERFMON or CAP_SYS_ADMIN (@unavail NO_CAP)
+ *           -EPERM   no CAP_PERFMON or CAP_SYS_ADMIN (@unavail NO_CAP), or
+ *                    the kernel locked down against perf (LOCKDOWN)
  *           -EBUSY   the session's per-CPU mode runs already, or a buffer
  *                    of its last run is still mapped (munmap() it first);
  *                    or another user of BTS on a CPU (nothing is left
@@ -584,15 +587,22 @@ struct ptbts_hdr {
  * reported to the tracer by waitpid(), not by poll().
  */
 /* 0xBD: no other user in Documentation/userspace-api/ioctl/ioctl-number.rst. */
+/*
+ * The argument of each, after its &struct ptbts_hdr: CAPS a &struct
+ * ptbts_caps, ATTACH a &struct ptbts_config, STATUS and WAIT a &struct
+ * ptbts_status, ACK a &struct ptbts_ack, PERCPU_START a &struct
+ * ptbts_percpu_config, PERCPU_STATUS a &struct ptbts_percpu_status.
+ * DETACH takes a __u32 tid by value, PERCPU_STOP no argument.
+ */
 #define PTBTS_IOC_MAGIC		0xBD
-#define PTBTS_IOC_CAPS		_IOWR(PTBTS_IOC_MAGIC, 0x00, struct ptbts_hdr) /* struct ptbts_caps */
-#define PTBTS_IOC_ATTACH	_IOW(PTBTS_IOC_MAGIC, 0x01, struct ptbts_hdr)  /* struct ptbts_config */
-#define PTBTS_IOC_DETACH	_IO(PTBTS_IOC_MAGIC, 0x02)	/* __u32 tid, by value */
-#define PTBTS_IOC_STATUS	_IOWR(PTBTS_IOC_MAGIC, 0x03, struct ptbts_hdr) /* struct ptbts_status */
-#define PTBTS_IOC_WAIT		_IOWR(PTBTS_IOC_MAGIC, 0x04, struct ptbts_hdr) /* struct ptbts_status */
-#define PTBTS_IOC_ACK		_IOW(PTBTS_IOC_MAGIC, 0x05, struct ptbts_hdr)  /* struct ptbts_ack */
-#define PTBTS_IOC_PERCPU_START	_IOWR(PTBTS_IOC_MAGIC, 0x06, struct ptbts_hdr) /* struct ptbts_percpu_config */
-#define PTBTS_IOC_PERCPU_STOP	_IO(PTBTS_IOC_MAGIC, 0x07)	/* no argument */
-#define PTBTS_IOC_PERCPU_STATUS	_IOWR(PTBTS_IOC_MAGIC, 0x08, struct ptbts_hdr) /* struct ptbts_percpu_status */
+#define PTBTS_IOC_CAPS		_IOWR(PTBTS_IOC_MAGIC, 0x00, struct ptbts_hdr)
+#define PTBTS_IOC_ATTACH	_IOW(PTBTS_IOC_MAGIC, 0x01, struct ptbts_hdr)
+#define PTBTS_IOC_DETACH	_IO(PTBTS_IOC_MAGIC, 0x02)
+#define PTBTS_IOC_STATUS	_IOWR(PTBTS_IOC_MAGIC, 0x03, struct ptbts_hdr)
+#define PTBTS_IOC_WAIT		_IOWR(PTBTS_IOC_MAGIC, 0x04, struct ptbts_hdr)
+#define PTBTS_IOC_ACK		_IOW(PTBTS_IOC_MAGIC, 0x05, struct ptbts_hdr)
+#define PTBTS_IOC_PERCPU_START	_IOWR(PTBTS_IOC_MAGIC, 0x06, struct ptbts_hdr)
+#define PTBTS_IOC_PERCPU_STOP	_IO(PTBTS_IOC_MAGIC, 0x07)
+#define PTBTS_IOC_PERCPU_STATUS	_IOWR(PTBTS_IOC_MAGIC, 0x08, struct ptbts_hdr)
 
 #endif /* _UAPI_LINUX_PTRACE_BTS_H */
