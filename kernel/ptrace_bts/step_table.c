@@ -69,8 +69,6 @@ static void ptbts_step_free(struct rcu_head *rcu)
 
 	put_task_struct(st->task);
 	kfree(st);
-	/* ptbts_step_exit()'s rcu_barrier() waits for the rest of this. */
-	module_put(THIS_MODULE);
 }
 
 /**
@@ -79,8 +77,15 @@ static void ptbts_step_free(struct rcu_head *rcu)
  */
 void ptbts_step_put(struct ptbts_step *st)
 {
-	if (refcount_dec_and_test(&st->ref))
-		call_rcu(&st->rcu, ptbts_step_free);
+	if (!refcount_dec_and_test(&st->ref))
+		return;
+	call_rcu(&st->rcu, ptbts_step_free);
+	/*
+	 * Nothing can reach the state now: rmmod may go on.  Its
+	 * rcu_barrier() (ptbts_step_exit()) waits for the callback, and its
+	 * synchronize_rcu_tasks() (main.c) for the caller's way out.
+	 */
+	module_put(THIS_MODULE);
 }
 
 /* Under the lock: out of the table.  Return: whether it was in. */

@@ -145,17 +145,10 @@ static void pause_child(long arg)
 static long syscall_of(pid_t tid)
 {
 	char path[64], line[64];
-	int fd, n;
 
 	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (kt_read_line(path, line, sizeof(line)))
 		return -1;
-	n = (int)read(fd, line, sizeof(line) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	line[n] = 0;
 	return strtol(line, NULL, 10);
 }
 
@@ -163,17 +156,10 @@ static long syscall_of(pid_t tid)
 static char state_of(pid_t tid)
 {
 	char path[64], line[256], *p;
-	int fd, n;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (kt_read_line(path, line, sizeof(line)))
 		return 0;
-	n = (int)read(fd, line, sizeof(line) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	line[n] = 0;
 	p = strrchr(line, ')');
 	return p && p[1] == ' ' ? p[2] : 0;
 }
@@ -718,6 +704,25 @@ static int finish_passing_signals(pid_t pid, int sig)
 }
 
 /*
+ * A pause_child() attached, resumed, and asleep in pause() with the flag
+ * when its session is closed: no trap can take the flag back.  Return: 0,
+ * or -1 (the thread is left to the caller).
+ */
+static int asleep_with_flag_closed(struct kt_run *r)
+{
+	int err = kt_run_start(r, pause_child, 0, KT_PAGE, PTBTS_MODE_RING, 0);
+
+	if (!err)
+		err = (int)ptrace(PTRACE_CONT, r->pid, 0, 0);
+	if (!err)
+		err = until_running(r->fd, r->pid);
+	if (!err)
+		err = until_in_syscall(r->pid, SYS_pause, SYS_pause, NULL);
+	kt_run_end(r);
+	return err ? -1 : 0;
+}
+
+/*
  * Module unload while a thread still carries the module's trap flag (its
  * session closed while it slept in pause()): closing the session told the
  * thread to take the flag back, which it does as it wakes, so the unload
@@ -732,13 +737,7 @@ TEST(step_edges, unload_once_flagged_thread_lets_go)
 	int st, err;
 	pid_t un;
 
-	ASSERT_EQ(kt_run_start(&r, pause_child, 0, KT_PAGE, PTBTS_MODE_RING,
-			       0), 0);
-	ASSERT_EQ(ptrace(PTRACE_CONT, r.pid, 0, 0), 0);
-	ASSERT_EQ(until_running(r.fd, r.pid), 0);
-	/* Asleep with the flag: no trap can take it back before unload. */
-	ASSERT_EQ(until_in_syscall(r.pid, SYS_pause, SYS_pause, NULL), 0);
-	kt_run_end(&r);
+	ASSERT_EQ(asleep_with_flag_closed(&r), 0);
 	err = unload_once_free(&un);
 	EXPECT_EQ(err, 0);
 	if (err == ETIMEDOUT)
@@ -772,12 +771,7 @@ TEST(step_edges, unload_not_held_by_ptrace_stop)
 	int st, err;
 	pid_t un;
 
-	ASSERT_EQ(kt_run_start(&r, pause_child, 0, KT_PAGE, PTBTS_MODE_RING,
-			       0), 0);
-	ASSERT_EQ(ptrace(PTRACE_CONT, r.pid, 0, 0), 0);
-	ASSERT_EQ(until_running(r.fd, r.pid), 0);
-	ASSERT_EQ(until_in_syscall(r.pid, SYS_pause, SYS_pause, NULL), 0);
-	kt_run_end(&r);
+	ASSERT_EQ(asleep_with_flag_closed(&r), 0);
 	ASSERT_EQ(kill(r.pid, SIGUSR1), 0);
 	ASSERT_EQ(wait_bounded(r.pid, &st), r.pid);
 	ASSERT_TRUE(WIFSTOPPED(st));
@@ -821,18 +815,11 @@ static void vfork_child(long arg)
 static pid_t child_of(pid_t pid)
 {
 	char path[80], line[64];
-	int fd, n;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid,
 		 (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (kt_read_line(path, line, sizeof(line)) || !line[0])
 		return -1;
-	n = (int)read(fd, line, sizeof(line) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	line[n] = 0;
 	return (pid_t)strtol(line, NULL, 10);
 }
 
