@@ -5,7 +5,8 @@
 #
 #   make kmod          build kernel/ptrace_bts/ with kbuild, out of the source
 #                      tree (in $(O)/kmod/), W=1, warnings are errors
-#   make kmod-check    the same under sparse (C=2), sparse warnings are errors
+#   make kmod-check    the same under sparse (C=2), sparse warnings are errors,
+#                      then checkpatch.pl --strict (scripts/checkpatch)
 #   make test-kernel   boot Debian's kernel in QEMU with the module and run
 #                      tests/kernel/ in the guest; last line "N passed, N failed"
 #   make bench-kernel  the same guest runs tests/kernel/bench/: ptrace-step
@@ -89,8 +90,9 @@ $(KMOD_TEST): kmod-always
 		PTBTS_TEST_HOOKS=y $(if $(C),C=$(C) CF=-Wsparse-error) modules
 
 kmod-check:
-	$(Q)$(if $(KDIR_GIVEN),true,scripts/deps kmod)
+	$(Q)$(if $(KDIR_GIVEN),true,scripts/deps kmod-check)
 	$(Q)$(MAKE) --no-print-directory kmod-build $(KMOD_TEST) C=2
+	$(Q)scripts/checkpatch
 
 $(KGUEST)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

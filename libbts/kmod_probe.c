@@ -26,6 +26,8 @@ static const char *const unavail_why[] = {
 	[PTBTS_UNAVAIL_ERRATUM]		= "this CPU model's BTS records may be wrong (erratum AAJ122)",
 	[PTBTS_UNAVAIL_NO_CAP]		= "needs CAP_PERFMON or CAP_SYS_ADMIN (raw records can carry kernel addresses)",
 	[PTBTS_UNAVAIL_PERF_BUSY]	= "perf is using BTS or the PMU on a CPU",
+	[PTBTS_UNAVAIL_NO_PMU]		= "the CPU has no architectural PMU of version 2 with a counter (CPUID leaf 0xA)",
+	[PTBTS_UNAVAIL_LOCKDOWN]	= "the kernel is locked down against perf (lockdown=confidentiality)",
 };
 
 bool bts_kmod_caps(struct ptbts_caps *c, char *why, size_t len)

@@ -185,13 +185,13 @@ static ssize_t reason_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%s\n", ptbts_unavail_name(why));
 }
 
-#define PTBTS_SOURCE_GROUP(var, id, dirname)				\
-static struct ptbts_src_attr var##_available = {			\
-	.ka = __ATTR_RO(available), .source = id,			\
-};									\
-static struct ptbts_src_attr var##_reason = {				\
-	.ka = __ATTR_RO(reason), .source = id,				\
-};									\
+#define PTBTS_SRC_ATTR(var, file, id)					\
+static struct ptbts_src_attr var = {					\
+	.ka = __ATTR_RO(file), .source = (id),				\
+}
+
+/* Both files of source @id: PTBTS_SRC_ATTR() first, for each. */
+#define PTBTS_SOURCE_GROUP(var, dirname)				\
 static struct attribute *var##_attrs[] = {				\
 	&var##_available.ka.attr, &var##_reason.ka.attr, NULL		\
 };									\
@@ -199,9 +199,15 @@ static const struct attribute_group var##_group = {			\
 	.name = dirname, .attrs = var##_attrs,				\
 }
 
-PTBTS_SOURCE_GROUP(ptbts_bts, PTBTS_SOURCE_KMOD_BTS, "kmod-bts");
-PTBTS_SOURCE_GROUP(ptbts_pebs, PTBTS_SOURCE_KMOD_PEBS, "kmod-pebs");
-PTBTS_SOURCE_GROUP(ptbts_step, PTBTS_SOURCE_KMOD_STEP, "kmod-step");
+PTBTS_SRC_ATTR(ptbts_bts_available, available, PTBTS_SOURCE_KMOD_BTS);
+PTBTS_SRC_ATTR(ptbts_bts_reason, reason, PTBTS_SOURCE_KMOD_BTS);
+PTBTS_SOURCE_GROUP(ptbts_bts, "kmod-bts");
+PTBTS_SRC_ATTR(ptbts_pebs_available, available, PTBTS_SOURCE_KMOD_PEBS);
+PTBTS_SRC_ATTR(ptbts_pebs_reason, reason, PTBTS_SOURCE_KMOD_PEBS);
+PTBTS_SOURCE_GROUP(ptbts_pebs, "kmod-pebs");
+PTBTS_SRC_ATTR(ptbts_step_available, available, PTBTS_SOURCE_KMOD_STEP);
+PTBTS_SRC_ATTR(ptbts_step_reason, reason, PTBTS_SOURCE_KMOD_STEP);
+PTBTS_SOURCE_GROUP(ptbts_step, "kmod-step");
 
 static const struct attribute_group *ptbts_source_groups[] = {
 	&ptbts_bts_group,

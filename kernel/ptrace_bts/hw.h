@@ -22,11 +22,18 @@ u8 ptbts_hw_unavail(u32 source, int audit);
 u32 ptbts_hw_pebs_format(void);
 u32 ptbts_hw_pebs_record_size(void);
 u8 ptbts_hw_percpu_unavail(void);
+u8 ptbts_hw_caller_unavail(void);
+int ptbts_hw_errno(u8 why);
 
 /* hw_bts.c: kmod-bts, and the recorder kmod-pebs shares */
 extern const struct ptbts_source_ops ptbts_bts_ops;
 int ptbts_hw_start(struct ptbts_thread *t);
 void ptbts_hw_stop(struct ptbts_thread *t);
+bool ptbts_hw_end(struct ptbts_thread *t);
+
+/* task_gone.c: the one reader of the scheduler's fields */
+struct task_struct;
+bool ptbts_task_gone(struct task_struct *p);
 
 /* hw_pebs.c: kmod-pebs */
 extern const struct ptbts_source_ops ptbts_pebs_ops;

@@ -33,6 +33,7 @@
  */
 #include <linux/irq_work.h>
 #include <linux/list.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
@@ -43,6 +44,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
+#include <linux/workqueue.h>
 #include <asm/apic.h>
 #include <asm/nmi.h>
 
@@ -68,6 +70,12 @@
  * @scratch:    the DS code's scratch records
  * @scratch2:   the same for the PEBS region (kmod-pebs), or NULL
  * @own_area:   a DS area for CPUs where perf installed none
+ * @reap:       unregisters @pn once an exiting thread is gone for good
+ *
+ * Each object holds a module reference until it is freed: its notifier
+ * and its task_works are module code that a stopped thread can run long
+ * after its attachment ended, so rmmod fails (EBUSY) until then instead of
+ * waiting for the thread.
  */
 struct ptbts_hw {
 	struct list_head node;
@@ -87,11 +95,12 @@ struct ptbts_hw {
 	u8 *scratch;
 	u8 *scratch2;
 	struct ds_area *own_area;
+	struct delayed_work reap;
 };
 
 static DEFINE_PER_CPU(struct ptbts_hw *, ptbts_hw_cur);
-/* A slice is being switched on this CPU: a PMI now is taken care of. */
-static DEFINE_PER_CPU(bool, ptbts_hw_switching);
+/* The thread whose slice is being switched on this CPU, or NULL. */
+static DEFINE_PER_CPU(struct ptbts_hw *, ptbts_hw_switching);
 static LIST_HEAD(ptbts_hw_list);
 static DEFINE_SPINLOCK(ptbts_hw_lock);
 static DEFINE_MUTEX(ptbts_hw_nmi_lock);
@@ -103,7 +112,8 @@ static unsigned int ptbts_hw_nmi_users;
  */
 static u64 ptbts_hw_tail(const struct ptbts_hw *hw)
 {
-	return smp_load_acquire(&hw->t->ring.tail);	/* D, matches C (ring.c) */
+	/* A, matches D of ptbts_ring_ack() (ring.c's protocol). */
+	return smp_load_acquire(&hw->t->ring.tail);
 }
 
 /* The producer position, for STATUS, WAIT and poll (ring.c's protocol). */
@@ -112,10 +122,10 @@ static void ptbts_hw_publish(struct ptbts_hw *hw)
 	struct ptbts_ring *r = &hw->t->ring;
 
 	WRITE_ONCE(r->lost, hw->ds.bts.lost);
-	/* A, matches B (ring.c, status.c): the records before the count */
+	/* B, matches C: BTS stored the records before DEBUGCTL went off. */
 	smp_store_release(&r->count, hw->ds.bts.count);
-	if (hw->ds.has_pebs)
-		smp_store_release(&hw->t->count2, hw->ds.pebs.count);	/* A */
+	if (hw->ds.has_pebs)	/* B, matches C of ptbts_status_fill2() */
+		smp_store_release(&hw->t->count2, hw->ds.pebs.count);
 	if (hw->ds.bts.count - READ_ONCE(r->tail) >= r->wakeup)
 		irq_work_queue(&r->wake_work);
 }
@@ -125,9 +135,9 @@ static void ptbts_hw_in(struct ptbts_hw *hw)
 	unsigned long flags;
 
 	local_irq_save(flags);
-	this_cpu_write(ptbts_hw_switching, true);
+	this_cpu_write(ptbts_hw_switching, hw);
 	WRITE_ONCE(hw->active, true);
-	/* E, matches F in ptbts_hw_stop(): it sees @active or we @stopping */
+	/* Matches ptbts_hw_end()'s: this sees @stopping, or its IPI the slice. */
 	smp_mb();
 	if (READ_ONCE(hw->stopping)) {
 		WRITE_ONCE(hw->active, false);
@@ -139,7 +149,7 @@ static void ptbts_hw_in(struct ptbts_hw *hw)
 		ds_task_sched_in(&ptbts_hw_ops, &hw->ds, ptbts_hw_tail(hw), 0);
 		this_cpu_write(ptbts_hw_cur, hw);
 	}
-	this_cpu_write(ptbts_hw_switching, false);
+	this_cpu_write(ptbts_hw_switching, NULL);
 	local_irq_restore(flags);
 }
 
@@ -149,12 +159,12 @@ static void ptbts_hw_out(struct ptbts_hw *hw)
 
 	local_irq_save(flags);
 	if (READ_ONCE(hw->active)) {
-		this_cpu_write(ptbts_hw_switching, true);
+		this_cpu_write(ptbts_hw_switching, hw);
 		this_cpu_write(ptbts_hw_cur, NULL);
 		ds_task_sched_out(&ptbts_hw_ops, &hw->ds, ptbts_hw_tail(hw), 0);
 		ptbts_hw_publish(hw);
-		this_cpu_write(ptbts_hw_switching, false);
-		/* G, matches H in ptbts_hw_stop(): published, then over */
+		this_cpu_write(ptbts_hw_switching, NULL);
+		/* The slice's records are published before it reads as over. */
 		smp_store_release(&hw->active, false);
 	}
 	local_irq_restore(flags);
@@ -183,6 +193,8 @@ static void ptbts_hw_free(struct ptbts_hw *hw)
 	free_page((unsigned long)hw->own_area);
 	put_task_struct(hw->task);
 	kfree(hw);
+	/* main.c's synchronize_rcu_tasks() waits for the rest of this. */
+	module_put(THIS_MODULE);
 }
 
 /* The last reference: nothing of the thread can reach the object. */
@@ -264,14 +276,21 @@ static void ptbts_hw_kick(struct irq_work *work)
  */
 static int ptbts_hw_nmi(unsigned int cmd, struct pt_regs *regs)
 {
-	struct ptbts_hw *hw = this_cpu_read(ptbts_hw_cur);
+	struct ptbts_hw *hw = this_cpu_read(ptbts_hw_switching);
 	int res;
 
-	if (this_cpu_read(ptbts_hw_switching)) {
-		/* The switch takes the index as it is: the PMI is served. */
+	if (hw) {
+		/*
+		 * The switch takes the index as it is: a PMI of this
+		 * thread's is served by it.  Anyone else's (perf's, the
+		 * watchdog's) is left to its handler, and LVTPC to it.
+		 */
+		if (!ds_task_pmi_pending(&hw->ds))
+			return NMI_DONE;
 		apic_write(APIC_LVTPC, APIC_DM_NMI);
 		return NMI_HANDLED;
 	}
+	hw = this_cpu_read(ptbts_hw_cur);
 	if (!hw || !READ_ONCE(hw->active))
 		return NMI_DONE;
 	res = ds_task_pmi(&ptbts_hw_ops, &hw->ds, ptbts_hw_tail(hw), 0);
@@ -315,6 +334,38 @@ static void ptbts_hw_nmi_put(void)
 	mutex_unlock(&ptbts_hw_nmi_lock);
 }
 
+/* An IPI: if @arg's slice runs on this CPU, end it now. */
+static void ptbts_hw_end_here(void *arg)
+{
+	struct ptbts_hw *hw = arg;
+
+	if (this_cpu_read(ptbts_hw_cur) == hw)
+		ptbts_hw_out(hw);
+}
+
+/*
+ * An exiting thread past its last task_works still switches until it is
+ * dead, through its notifier: that is unregistered only once the thread
+ * can no longer switch (task_gone.c), which takes kernel code only, no
+ * user space.  A workqueue waits for it, not the tracer's close().
+ */
+static void ptbts_hw_reap(struct work_struct *work)
+{
+	struct ptbts_hw *hw = container_of(to_delayed_work(work),
+					   struct ptbts_hw, reap);
+
+	if (READ_ONCE(hw->registered) && !ptbts_task_gone(hw->task)) {
+		schedule_delayed_work(&hw->reap, 1);
+		return;
+	}
+	if (hw->registered) {
+		preempt_notifier_unregister(&hw->pn);
+		WRITE_ONCE(hw->registered, false);
+		ptbts_hw_put(hw);
+	}
+	ptbts_hw_put(hw);
+}
+
 static int ptbts_hw_setup(struct ptbts_hw *hw, struct ptbts_thread *t)
 {
 	struct ptbts_ring *r = &t->ring;
@@ -349,10 +400,12 @@ int ptbts_hw_start(struct ptbts_thread *t)
 
 	why = ptbts_hw_unavail(t->source, true);
 	if (why != PTBTS_OK)
-		return why == PTBTS_UNAVAIL_NO_CAP ? -EPERM : -EOPNOTSUPP;
+		return ptbts_hw_errno(why);
 	hw = kzalloc(sizeof(*hw), GFP_KERNEL);
 	if (!hw)
 		return -ENOMEM;
+	/* The caller's session holds a reference: the module is live. */
+	__module_get(THIS_MODULE);
 	/* The attachment's reference and the queued registration's. */
 	refcount_set(&hw->ref, 2);
 	hw->t = t;
@@ -362,6 +415,7 @@ int ptbts_hw_start(struct ptbts_thread *t)
 	init_task_work(&hw->reg_work, ptbts_hw_register);
 	init_task_work(&hw->unreg_work, ptbts_hw_unregister);
 	init_task_work(&hw->block_work, ptbts_hw_block);
+	INIT_DELAYED_WORK(&hw->reap, ptbts_hw_reap);
 	preempt_notifier_init(&hw->pn, &ptbts_hw_preempt_ops);
 	err = ptbts_hw_setup(hw, t);
 	if (err)
@@ -403,51 +457,46 @@ static struct ptbts_hw *ptbts_hw_take(struct ptbts_thread *t)
 	return found;
 }
 
-/* Off the CPU for good: it will neither run a slice nor its notifier. */
-static bool ptbts_hw_dead(struct task_struct *p)
-{
-	return (READ_ONCE(p->__state) & TASK_DEAD) && !READ_ONCE(p->on_cpu);
-}
-
 /*
- * Ends recording.  The thread may be anywhere: stopped, running, exiting.
- * @stopping keeps any new slice from turning BTS on; a running slice is
- * ended by the thread itself (its unregister task_work, which a kick into
- * the kernel makes it run), and that work also unregisters the notifier.
- * A thread in a ptrace stop is not running a slice: its work runs when it
- * is resumed or exits, and the object lives until then (its references).
- * A thread already past its task_works at exit is waited for until it is
- * off the CPU for good; its notifier list dies with it.
+ * Ends recording, without waiting for the thread, which may be anywhere:
+ * stopped, running, sleeping, exiting.  @stopping keeps any new slice
+ * from turning BTS on, and an IPI to every CPU ends the running slice, if
+ * there is one, on the CPU that runs it (ptbts_hw_in() and ptbts_hw_out()
+ * run with interrupts off, so a slice is either over before the IPI or
+ * started after @stopping was seen).  When this returns, BTS no longer
+ * writes into the buffer.  The notifier is unregistered by the thread
+ * itself (its unregister task_work) whenever it next goes to user mode or
+ * exits; the object and the module live until then (their references).
+ * A thread already past its task_works at exit is left to ptbts_hw_reap().
+ *
+ * Return: whether @t was recording (a second call finds nothing).
  */
-void ptbts_hw_stop(struct ptbts_thread *t)
+bool ptbts_hw_end(struct ptbts_thread *t)
 {
 	struct ptbts_hw *hw = ptbts_hw_take(t);
-	bool queued;
 
 	if (!hw)
-		return;
+		return false;
 	WRITE_ONCE(hw->stopping, true);
-	/* F, matches E in ptbts_hw_in() */
+	/* Matches ptbts_hw_in()'s: it sees @stopping, or the IPI its slice. */
 	smp_mb();
 	wake_up_all(&t->ring.room_wq);
 	refcount_inc(&hw->ref);
-	queued = !task_work_add(hw->task, &hw->unreg_work, TWA_RESUME);
-	if (!queued)
-		refcount_dec(&hw->ref);
-	/* H, matches G in ptbts_hw_out() */
-	while (smp_load_acquire(&hw->active) ||
-	       (!queued && !ptbts_hw_dead(hw->task))) {
-		kick_process(hw->task);
-		schedule_timeout_uninterruptible(1);
+	if (task_work_add(hw->task, &hw->unreg_work, TWA_RESUME)) {
+		/* The work's reference goes to the reaper. */
+		schedule_delayed_work(&hw->reap, 0);
 	}
-	if (!queued && READ_ONCE(hw->registered)) {
-		WRITE_ONCE(hw->registered, false);
-		ptbts_hw_put(hw);
-	}
+	on_each_cpu(ptbts_hw_end_here, hw, 1);
 	ptbts_hw_publish(hw);
 	irq_work_sync(&hw->kick);
 	ptbts_hw_nmi_put();
 	ptbts_hw_put(hw);
+	return true;
+}
+
+void ptbts_hw_stop(struct ptbts_thread *t)
+{
+	ptbts_hw_end(t);
 }
 
 const struct ptbts_source_ops ptbts_bts_ops = {

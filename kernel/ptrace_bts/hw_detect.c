@@ -13,6 +13,7 @@
 #include <linux/cpumask.h>
 #include <linux/cred.h>
 #include <linux/sched.h>
+#include <linux/security.h>
 #include <asm/cpufeature.h>
 #include <linux/smp.h>
 #include <asm/msr.h>
@@ -74,8 +75,26 @@ static bool ptbts_hw_perf_busy(enum ds_feature feat)
 }
 
 /*
- * Raw hardware records can carry kernel addresses that no software
- * filters on a zero-copy path: the same privilege perf asks for intel_bts.
+ * perf's policy for the same hardware, as far as a module can apply it:
+ *
+ *  - perf_event_paranoid: the sysctl (sysctl_perf_event_paranoid) is not
+ *    exported to modules, so it cannot be read.  Instead CAP_PERFMON (or
+ *    CAP_SYS_ADMIN) is always required, which is what perf asks at its
+ *    strictest levels (2 and above, Debian's default 3) and which passes
+ *    perf's check at every level: never looser than perf.  Raw records
+ *    can carry kernel addresses that nothing filters on a zero-copy path,
+ *    the reason perf asks the same of intel_bts.
+ *  - Lockdown: security_locked_down(LOCKDOWN_PERF) is exported and is
+ *    asked, as perf does before it hands out data that can reveal the
+ *    kernel's (PERF_SAMPLE_REGS_INTR).
+ *  - The LSM hooks perf calls (security_perf_event_open() and the
+ *    read/write hooks) are not exported to modules, and struct
+ *    perf_event_attr, their argument, describes no source of this module:
+ *    an LSM policy on perf events does not see this module.  The device's
+ *    own file mode and the ptrace check (ptrace_may_access() with
+ *    PTRACE_MODE_ATTACH, which does run the LSMs' ptrace hooks) are what
+ *    an LSM can govern here.
+ *
  * Capability queries do not audit (asking is not using).
  */
 static bool ptbts_hw_privileged(bool audit)
@@ -84,6 +103,40 @@ static bool ptbts_hw_privileged(bool audit)
 		return perfmon_capable();
 	return has_capability_noaudit(current, CAP_PERFMON) ||
 	       has_capability_noaudit(current, CAP_SYS_ADMIN);
+}
+
+static bool ptbts_hw_locked_down(void)
+{
+	return security_locked_down(LOCKDOWN_PERF) != 0;
+}
+
+/**
+ * ptbts_hw_caller_unavail() - perf's policy alone, without the machine's
+ *
+ * For the test build's per-CPU mode on simulated MSRs, which has no
+ * machine to ask.
+ *
+ * Return: %PTBTS_UNAVAIL_LOCKDOWN, %PTBTS_UNAVAIL_NO_CAP or %PTBTS_OK.
+ */
+u8 ptbts_hw_caller_unavail(void)
+{
+	if (ptbts_hw_locked_down())
+		return PTBTS_UNAVAIL_LOCKDOWN;
+	return ptbts_hw_privileged(true) ? PTBTS_OK : PTBTS_UNAVAIL_NO_CAP;
+}
+
+/**
+ * ptbts_hw_errno() - the errno of a refusal
+ * @why: an &enum ptbts_unavail other than %PTBTS_OK
+ *
+ * Return: -EPERM for the caller's reasons (as perf answers), else
+ * -EOPNOTSUPP.
+ */
+int ptbts_hw_errno(u8 why)
+{
+	if (why == PTBTS_UNAVAIL_NO_CAP || why == PTBTS_UNAVAIL_LOCKDOWN)
+		return -EPERM;
+	return -EOPNOTSUPP;
 }
 
 /**
@@ -112,6 +165,7 @@ u8 ptbts_hw_unavail(u32 source, int audit)
 		return why;
 	if (audit == PTBTS_HW_MACHINE)
 		return PTBTS_OK;
+	env.locked_down = ptbts_hw_locked_down();
 	env.privileged = ptbts_hw_privileged(audit);
 	if (env.privileged)
 		env.perf_busy = ptbts_hw_perf_busy(feat);

@@ -17,9 +17,56 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
+#include <asm/perf_event.h>
+#include <asm/nmi.h>
 
 #include "hw.h"
+
+/*
+ * Counter 0 (PMC0, EVNTSEL0) is reserved through the kernel's reservation
+ * of performance counters, which perf itself goes through
+ * (x86_reserve_hardware() reserves every counter before its first
+ * hardware event; so does the NMI watchdog, which is a perf event).  While
+ * we hold it, perf can create no hardware event: it installs no DS area of
+ * its own, its NMI handler has no active event and so never drains or
+ * resets the PEBS index in our buffer, and nothing else programs the
+ * counter we count on.  If perf holds the counters already, kmod-pebs is
+ * refused (perf busy) instead of sharing them.  One reservation serves
+ * every kmod-pebs attachment: it is a machine-wide bit, not a per-CPU one.
+ */
+static DEFINE_MUTEX(ptbts_pmc_lock);
+static unsigned int ptbts_pmc_users;
+
+static int ptbts_pmc_get(void)
+{
+	int err = 0;
+
+	mutex_lock(&ptbts_pmc_lock);
+	if (!ptbts_pmc_users) {
+		if (!reserve_perfctr_nmi(MSR_ARCH_PERFMON_PERFCTR0)) {
+			err = -EBUSY;
+		} else if (!reserve_evntsel_nmi(MSR_ARCH_PERFMON_EVENTSEL0)) {
+			release_perfctr_nmi(MSR_ARCH_PERFMON_PERFCTR0);
+			err = -EBUSY;
+		}
+	}
+	if (!err)
+		ptbts_pmc_users++;
+	mutex_unlock(&ptbts_pmc_lock);
+	return err;
+}
+
+static void ptbts_pmc_put(void)
+{
+	mutex_lock(&ptbts_pmc_lock);
+	if (!--ptbts_pmc_users) {
+		release_evntsel_nmi(MSR_ARCH_PERFMON_EVENTSEL0);
+		release_perfctr_nmi(MSR_ARCH_PERFMON_PERFCTR0);
+	}
+	mutex_unlock(&ptbts_pmc_lock);
+}
 
 /**
  * ptbts_pebs_setup() - the PEBS half of a thread's DS state
@@ -70,15 +117,33 @@ static int ptbts_pebs_start(struct ptbts_thread *t)
 {
 	u8 why = ptbts_hw_unavail(PTBTS_SOURCE_KMOD_BTS, true);
 
+	int err;
+
 	if (why != PTBTS_OK)
-		return why == PTBTS_UNAVAIL_NO_CAP ? -EPERM : -EOPNOTSUPP;
+		return ptbts_hw_errno(why);
 	if (!t->buf2)
 		return -EINVAL;
-	return ptbts_hw_start(t);
+	err = ptbts_pmc_get();
+	if (err)
+		return err;
+	err = ptbts_hw_start(t);
+	if (err)
+		ptbts_pmc_put();
+	return err;
+}
+
+/*
+ * No slice can start once ptbts_hw_end() returns: counter 0 is free.  A
+ * start that failed left nothing to end and holds no reservation.
+ */
+static void ptbts_pebs_stop(struct ptbts_thread *t)
+{
+	if (ptbts_hw_end(t))
+		ptbts_pmc_put();
 }
 
 const struct ptbts_source_ops ptbts_pebs_ops = {
 	.has_buffer2	= true,
 	.start		= ptbts_pebs_start,
-	.stop		= ptbts_hw_stop,
+	.stop		= ptbts_pebs_stop,
 };

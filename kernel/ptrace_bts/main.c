@@ -151,12 +151,13 @@ lifetime_exit:
 }
 
 /*
- * No session can be open here (each holds a module reference).  A trap
- * flag of kmod-step's holds none (step_table.c says why): threads may
- * still carry one, and ptbts_step_exit() waits until each has taken it
- * back (an exiting one drops its entry in the exit probe, which is why
- * the probes go after it).  What is left then are releases queued by
- * ended attachments: ptbts_lifetime_exit() waits for them.
+ * Nothing here waits for user space.  No session can be open (each holds
+ * a module reference), nor can a kmod-step state (each holds one until
+ * its trap flag was taken back and its task_works ran) or a kmod-bts one
+ * (until its preempt notifier is gone and its task_works ran): while one
+ * is left, rmmod fails (EBUSY) before this runs.  What is left are
+ * releases queued by exiting threads, which ptbts_lifetime_exit() waits
+ * for, and RCU callbacks.
  */
 static void __exit ptbts_exit(void)
 {

@@ -200,11 +200,11 @@ long ptbts_ioctl_percpu_start(struct ptbts_session *s, void __user *uarg)
 	why = ptbts_hw_unavail(PTBTS_SOURCE_KMOD_BTS, true);
 	/* The test build's simulated MSRs: only the caller's reason is left. */
 	if (ptbts_percpu_test_ops())
-		why = perfmon_capable() ? PTBTS_OK : PTBTS_UNAVAIL_NO_CAP;
+		why = ptbts_hw_caller_unavail();
 	if (put_user((u32)why, &ucfg->unavail))
 		return -EFAULT;
 	if (why != PTBTS_OK)
-		return why == PTBTS_UNAVAIL_NO_CAP ? -EPERM : -EOPNOTSUPP;
+		return ptbts_hw_errno(why);
 	return ptbts_percpu_run(s, &cfg, cpus);
 }
 

@@ -42,6 +42,7 @@
 
 #include "percpu.h"
 
+/* The per-CPU mode's one owner at a time, and its start and stop. */
 DEFINE_MUTEX(ptbts_percpu_lock);
 static LIST_HEAD(ptbts_percpu_list);
 static unsigned int ptbts_percpu_nmi_users;

@@ -107,7 +107,7 @@ struct ptbts_ring {
  * @percpu:  its per-CPU mode, or NULL (under ptbts_percpu_lock, percpu.h)
  */
 struct ptbts_session {
-	struct mutex lock;
+	struct mutex lock;	/* the session's ioctls, @threads */
 	struct list_head threads;
 	struct pid *owner;
 	wait_queue_head_t poll_wq;

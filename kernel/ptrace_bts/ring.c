@@ -10,16 +10,15 @@
  * nothing is read back from the buffer, which the tracer can write.
  *
  *	producer			consumer
- *	tail = load_acquire(tail)  D	count = load_acquire(count)  B
+ *	tail = load_acquire(tail)  A	count = load_acquire(count)  C
  *	write slot count % nslots	read slots [tail, count) (user space)
- *	store_release(count, count+1)  A	store_release(tail, new tail)  C
+ *	store_release(count, count+1) B	store_release(tail, new tail)  D (ACK)
  *
- * The release of @count (A) orders the record's bytes before it: a
- * consumer that saw @count (B: STATUS, WAIT, ACK, poll) sees the records
- * below it.  The release of @tail (C, ACK) orders the consumer's reads
- * before the producer may reuse those slots (D: BLOCK and STOP never write
- * into an unacknowledged slot; RING does, by definition).  kmod-bts and
- * kmod-pebs publish the hardware's position the same way (A in hw_bts.c).
+ * A pairs with D, B with C; the barriers below name their letter.
+ * The release of @count orders the record's bytes before it: a consumer
+ * that saw @count sees the records below it.  The release of @tail orders
+ * the consumer's reads before the producer may reuse those slots (BLOCK and
+ * STOP never write into an unacknowledged slot; RING does, by definition).
  * This is the pairing of perf's ring buffer (kernel/events/ring_buffer.c),
  * with the kernel as the only keeper of both positions.
  *
@@ -104,7 +103,8 @@ static void ptbts_ring_write(struct ptbts_ring *r, u64 from, u64 to, u32 kind)
 	rec->flags = PTBTS_MKKIND(kind);
 	if (++r->slot == r->nslots)
 		r->slot = 0;
-	smp_store_release(&r->count, count);	/* A, matches B */
+	/* B, matches C: the record is written before it is counted. */
+	smp_store_release(&r->count, count);
 	if (count - READ_ONCE(r->tail) == r->wakeup)
 		irq_work_queue(&r->wake_work);
 }
@@ -128,7 +128,8 @@ int ptbts_ring_put(struct ptbts_ring *r, u64 from, u64 to, u32 kind)
 	u64 used;
 
 	if (r->mode != PTBTS_MODE_RING) {
-		used = r->count - smp_load_acquire(&r->tail);	/* D, matches C */
+		/* A, matches D: acknowledged slots are read out already. */
+		used = r->count - smp_load_acquire(&r->tail);
 		/* A pending LOST marker needs its slot too. */
 		if (used + !!r->lost_run >= r->nslots) {
 			if (r->mode == PTBTS_MODE_BLOCK)
@@ -154,7 +155,7 @@ int ptbts_ring_put(struct ptbts_ring *r, u64 from, u64 to, u32 kind)
  */
 bool ptbts_ring_has_room(const struct ptbts_ring *r)
 {
-	/* D, matches C */
+	/* A, matches D (the producer's own count needs none). */
 	return READ_ONCE(r->count) - smp_load_acquire(&r->tail) < r->nslots;
 }
 
@@ -166,7 +167,8 @@ bool ptbts_ring_has_room(const struct ptbts_ring *r)
  */
 u64 ptbts_ring_unread(const struct ptbts_ring *r)
 {
-	return smp_load_acquire(&r->count) - READ_ONCE(r->tail);	/* B, matches A */
+	/* C, matches B. */
+	return smp_load_acquire(&r->count) - READ_ONCE(r->tail);
 }
 
 /**
@@ -180,10 +182,11 @@ u64 ptbts_ring_unread(const struct ptbts_ring *r)
  */
 int ptbts_ring_ack(struct ptbts_ring *r, u64 tail)
 {
-	/* B, matches A: a tail only up to what was written */
+	/* C, matches B: no ACK of records not yet written. */
 	if (tail < r->tail || tail > smp_load_acquire(&r->count))
 		return -EINVAL;
-	smp_store_release(&r->tail, tail);	/* C, matches D */
+	/* D, matches A: the tracer read the slots before they are reused. */
+	smp_store_release(&r->tail, tail);
 	wake_up_all(&r->room_wq);
 	return 0;
 }

@@ -64,6 +64,8 @@ const char *ptbts_unavail_name(u8 reason)
 		[PTBTS_UNAVAIL_ERRATUM]		= "BTS erratum on this CPU model",
 		[PTBTS_UNAVAIL_NO_CAP]		= "needs CAP_PERFMON or CAP_SYS_ADMIN",
 		[PTBTS_UNAVAIL_PERF_BUSY]	= "perf is using the PMU",
+		[PTBTS_UNAVAIL_NO_PMU]		= "no architectural PMU v2",
+		[PTBTS_UNAVAIL_LOCKDOWN]	= "kernel lockdown",
 	};
 
 	if (reason >= ARRAY_SIZE(names) || !names[reason])

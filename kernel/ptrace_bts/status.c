@@ -15,7 +15,8 @@ static void ptbts_status_fill2(struct ptbts_status *st,
 			       const struct ptbts_thread *t)
 {
 	u64 nslots = READ_ONCE(t->nslots2);
-	u64 count = smp_load_acquire(&t->count2);	/* B, matches A (ring.c) */
+	/* C, matches B of ptbts_hw_publish() (ring.c's protocol). */
+	u64 count = smp_load_acquire(&t->count2);
 
 	if (!nslots)
 		return;
@@ -32,7 +33,8 @@ static void ptbts_status_fill2(struct ptbts_status *st,
 void ptbts_status_fill(struct ptbts_status *st, const struct ptbts_thread *t,
 		       u32 usize)
 {
-	u64 count = smp_load_acquire(&t->ring.count);	/* B, matches A (ring.c) */
+	/* C, matches B (ring.c's protocol). */
+	u64 count = smp_load_acquire(&t->ring.count);
 
 	memset(st, 0, sizeof(*st));
 	st->size = min_t(u32, usize, sizeof(*st));

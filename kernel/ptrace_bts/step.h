@@ -36,7 +36,7 @@ struct pt_regs;
  * @twork:     the work run before the thread returns to user mode
  * @tw_queued: bit 0: @twork is queued
  * @tw_thread: the attachment @twork was queued for (a reference)
- * @kick:      unload's task_work: takes the flag back (step_table.c)
+ * @kick:      takes the flag back once the attachment ended (step_table.c)
  * @kicked:    bit 0: @kick is queued
  * @rcu:       frees the state
  * @prev_pc:   the instruction the thread was about to run at its last trap
@@ -89,7 +89,6 @@ struct ptbts_step {
 struct ptbts_step *ptbts_step_find(struct task_struct *task);
 void ptbts_step_put(struct ptbts_step *st);
 bool ptbts_step_unhash(struct ptbts_step *st);
-void ptbts_step_drop_all(void);
 
 /* step_trap.c */
 bool ptbts_step_taken(const struct ptbts_insn *insn, u64 pc, u64 next);

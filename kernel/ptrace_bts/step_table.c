@@ -10,13 +10,17 @@
  * (the notifier clears it: the thread may be running when its tracer dies
  * or closes the session), or at the thread's exit.
  *
- * The notifier must outlive every trap flag the module set, but an entry
- * holds no module reference (rmmod would be refused while a thread that
- * nobody traces any more still carries a flag).  Instead, module unload
- * (ptbts_step_drop_all()) waits until every entry is freed: it asks each
- * thread, through a task_work that interrupts a sleep as a signal does, to
- * take the flag back itself before it returns to user mode.  A thread in a
- * ptrace stop does so when its tracer resumes it; unload waits until then.
+ * The notifier must outlive every trap flag the module set, and module
+ * exit must never wait for user space: a thread in a ptrace stop, a group
+ * stop or an uninterruptible sleep can stay there for as long as someone
+ * wants.  So every state holds a module reference from attach until it is
+ * freed, which is after its flag was taken back and its task_works ran:
+ * while one is left, rmmod fails at once (EBUSY) instead of waiting.  An
+ * attachment that ends while its thread is not in a ptrace stop asks the
+ * thread at once, through a task_work that interrupts a sleep as a signal
+ * does, to take the flag back itself on its way to user mode; a thread in
+ * a stop or in an uninterruptible sleep does so when it goes on, and keeps
+ * the module loaded until then.
  */
 #include <linux/module.h>
 #include <linux/ptrace.h>
@@ -34,9 +38,6 @@
 static DEFINE_HASHTABLE(ptbts_steps, 6);
 /* Writers of the table; readers use RCU. */
 static DEFINE_SPINLOCK(ptbts_steps_lock);
-/* States not yet freed, and module unload waiting for none. */
-static atomic_t ptbts_steps_alive = ATOMIC_INIT(0);
-static DECLARE_WAIT_QUEUE_HEAD(ptbts_steps_gone);
 
 static struct ptbts_step *ptbts_step_lookup(struct task_struct *task)
 {
@@ -68,8 +69,6 @@ static void ptbts_step_free(struct rcu_head *rcu)
 
 	put_task_struct(st->task);
 	kfree(st);
-	if (atomic_dec_and_test(&ptbts_steps_alive))
-		wake_up_all(&ptbts_steps_gone);
 }
 
 /**
@@ -78,8 +77,15 @@ static void ptbts_step_free(struct rcu_head *rcu)
  */
 void ptbts_step_put(struct ptbts_step *st)
 {
-	if (refcount_dec_and_test(&st->ref))
-		call_rcu(&st->rcu, ptbts_step_free);
+	if (!refcount_dec_and_test(&st->ref))
+		return;
+	call_rcu(&st->rcu, ptbts_step_free);
+	/*
+	 * Nothing can reach the state now: rmmod may go on.  Its
+	 * rcu_barrier() (ptbts_step_exit()) waits for the callback, and its
+	 * synchronize_rcu_tasks() (main.c) for the caller's way out.
+	 */
+	module_put(THIS_MODULE);
 }
 
 /* Under the lock: out of the table.  Return: whether it was in. */
@@ -132,7 +138,8 @@ static struct ptbts_step *ptbts_step_new(struct ptbts_thread *t)
 	st->prev_pc = regs->ip;
 	st->prev_ax = regs->ax;
 	st->has_prev = true;
-	atomic_inc(&ptbts_steps_alive);
+	/* The caller's session holds a reference: the module is live. */
+	__module_get(THIS_MODULE);
 	return st;
 }
 
@@ -177,6 +184,34 @@ int ptbts_step_start(struct ptbts_thread *t)
 	return 0;
 }
 
+/*
+ * In the thread, before it returns to user mode: its attachment ended, so
+ * a flag that is still the module's goes (one a new attachment took over
+ * is no longer this state's: the unhash fails).  A ptrace single-step's
+ * flag is ptrace's.
+ */
+static void ptbts_step_kick_work(struct callback_head *cb)
+{
+	struct ptbts_step *st = container_of(cb, struct ptbts_step, kick);
+
+	if (ptbts_step_unhash(st) && !test_thread_flag(TIF_SINGLESTEP))
+		current_pt_regs()->flags &= ~X86_EFLAGS_TF;
+	ptbts_step_put(st);
+}
+
+/* Ask the thread of @st (held by the caller) to take its flag back. */
+static void ptbts_step_kick(struct ptbts_step *st)
+{
+	/* One just taken out gets a kick that finds nothing to do. */
+	if (test_and_set_bit(0, &st->kicked) ||
+	    !refcount_inc_not_zero(&st->ref))
+		return;
+	init_task_work(&st->kick, ptbts_step_kick_work);
+	/* Exiting: its exit probe takes the entry out. */
+	if (task_work_add(st->task, &st->kick, TWA_SIGNAL))
+		ptbts_step_put(st);
+}
+
 /**
  * ptbts_step_stop() - no more records for this attachment
  * @t: the attachment
@@ -185,13 +220,15 @@ int ptbts_step_start(struct ptbts_thread *t)
  * notifier and the probes write only inside an RCU read-side section that
  * found @t, and the grace period waits for them.  The trap flag is taken
  * back now if the thread is in a ptrace stop (it cannot run before its
- * tracer, the caller or a dying one, resumes it), else at its next trap.
+ * tracer, the caller or a dying one, resumes it), else by the thread
+ * itself, at its next trap or before it returns to user mode, whichever
+ * comes first.  Never waits for the thread.
  */
 void ptbts_step_stop(struct ptbts_thread *t)
 {
 	struct ptbts_step *st = t->step;
 	unsigned long flags;
-	bool unhashed = false;
+	bool unhashed = false, kick;
 
 	if (!st)
 		return;
@@ -202,9 +239,13 @@ void ptbts_step_stop(struct ptbts_thread *t)
 		task_pt_regs(st->task)->flags &= ~X86_EFLAGS_TF;
 		unhashed = ptbts_step_unhash_locked(st);
 	}
+	kick = st->hashed;
 	spin_unlock_irqrestore(&ptbts_steps_lock, flags);
 	/* A BLOCK-mode thread waiting for room sees the end and goes on. */
 	wake_up_all(&t->ring.room_wq);
+	/* Running or asleep with the flag: it takes the flag back itself. */
+	if (kick)
+		ptbts_step_kick(st);
 	synchronize_rcu();
 	if (unhashed)
 		ptbts_step_put(st);
@@ -225,56 +266,6 @@ void ptbts_step_task_exit(struct task_struct *p)
 	if (st)
 		ptbts_step_unhash(st);
 	rcu_read_unlock();
-}
-
-/*
- * In the thread, before it returns to user mode: no attachment is left
- * (the module is going), so a flag that is still the module's goes.  A
- * ptrace single-step's flag is ptrace's.
- */
-static void ptbts_step_kick_work(struct callback_head *cb)
-{
-	struct ptbts_step *st = container_of(cb, struct ptbts_step, kick);
-
-	if (ptbts_step_unhash(st) && !test_thread_flag(TIF_SINGLESTEP))
-		current_pt_regs()->flags &= ~X86_EFLAGS_TF;
-	ptbts_step_put(st);
-}
-
-/* Under RCU: ask the thread of @st to take its flag back. */
-static void ptbts_step_kick(struct ptbts_step *st)
-{
-	/* One just taken out gets a kick that finds nothing to do. */
-	if (test_and_set_bit(0, &st->kicked) ||
-	    !refcount_inc_not_zero(&st->ref))
-		return;
-	init_task_work(&st->kick, ptbts_step_kick_work);
-	/* Exiting: its exit probe takes the entry out. */
-	if (task_work_add(st->task, &st->kick, TWA_SIGNAL))
-		ptbts_step_put(st);
-}
-
-/**
- * ptbts_step_drop_all() - module unload: wait until no state is left
- *
- * No session is open (each holds a module reference), so no entry has an
- * attachment.  What is left are flags of threads that ran when their
- * attachment ended, and task_works of theirs not yet run.  Each such
- * thread is made to drop its flag on its way to user mode; a thread that
- * exits drops its entry in the exit probe.  The notifier and the probes
- * stay registered until then.  TASK_IDLE: a thread held in a ptrace stop
- * keeps unload waiting, which is no hung task.
- */
-void ptbts_step_drop_all(void)
-{
-	struct ptbts_step *st;
-	int bkt;
-
-	rcu_read_lock();
-	hash_for_each_rcu(ptbts_steps, bkt, st, hnode)
-		ptbts_step_kick(st);
-	rcu_read_unlock();
-	wait_event_idle(ptbts_steps_gone, !atomic_read(&ptbts_steps_alive));
 }
 
 /**
@@ -306,17 +297,16 @@ sigret_exit:
 }
 
 /**
- * ptbts_step_exit() - wait for the last state, remove notifiers and probes
+ * ptbts_step_exit() - remove notifiers and probes
  *
- * Once ptbts_step_drop_all() returns, no task has a trap flag of the
- * module's and no task_work of the module's is queued, so nothing can run
- * the notifiers' or the works' code any more.  The tracepoint probes,
- * which an exiting task needs to drop its entry, stay until
- * ptbts_tracepoints_exit(); they find nothing to do by then.
+ * Every state holds a module reference, so none is left here: no task has
+ * a trap flag of the module's and no task_work of the module's is queued.
+ * What may still run is the end of the RCU callback that dropped the last
+ * reference; rcu_barrier() waits for it.  The tracepoint probes stay
+ * until ptbts_tracepoints_exit(); they find nothing to do by then.
  */
 void ptbts_step_exit(void)
 {
-	ptbts_step_drop_all();
 	ptbts_step_notifier_exit();
 	ptbts_step_uprobe_exit();
 	ptbts_step_sigret_exit();

@@ -3,7 +3,8 @@
  * kmod-step at its edges: a program that clears the trap flag itself, a
  * tracer that changes where rt_sigreturn resumes, poll() and a ptrace
  * stop, exec by a thread that is not the leader, uprobes on the traced
- * code, and module unload while a thread still carries the module's flag.
+ * code, and module unload while a thread still carries the module's flag
+ * (running, asleep, in a ptrace stop, in an uninterruptible sleep).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -144,41 +145,33 @@ static void pause_child(long arg)
 static long syscall_of(pid_t tid)
 {
 	char path[64], line[64];
-	int fd, n;
 
 	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (kt_read_line(path, line, sizeof(line)))
 		return -1;
-	n = (int)read(fd, line, sizeof(line) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	line[n] = 0;
 	return strtol(line, NULL, 10);
 }
 
+/* The state letter of task @tid (/proc/TID/stat), or 0. */
+static char state_of(pid_t tid)
+{
+	char path[64], line[256], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	if (kt_read_line(path, line, sizeof(line)))
+		return 0;
+	p = strrchr(line, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
 /*
- * Whether task @tid sleeps interruptibly (state S in /proc/TID/stat).  A
- * thread a tracer just resumed can show its old syscall while it is still
- * waking (TASK_WAKING): only S says that it sleeps in the syscall.
+ * Whether task @tid sleeps interruptibly (state S).  A thread a tracer
+ * just resumed can show its old syscall while it is still waking
+ * (TASK_WAKING): only S says that it sleeps in the syscall.
  */
 static int sleeps(pid_t tid)
 {
-	char path[64], line[256], *p;
-	int fd, n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = (int)read(fd, line, sizeof(line) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	line[n] = 0;
-	p = strrchr(line, ')');
-	return p && p[1] == ' ' && p[2] == 'S';
+	return state_of(tid) == 'S';
 }
 
 /*
@@ -610,34 +603,147 @@ TEST(step_edges, uprobes_fire_on_traced_code)
 
 
 /*
- * Module unload while a thread still carries the module's trap flag (its
- * session closed while it slept in pause()): unload waits for the thread
- * to drop it instead of failing, and the thread goes on untraced: a
- * signal's handler runs, pause() returns, and it exits 5 (no SIGTRAP).
- * The module is loaded again for the tests that follow.
+ * delete_module() in a child process, so that an unload that waits for a
+ * thread cannot hang the test.  Return: its pid (the result by
+ * unload_result()).
  */
-TEST(step_edges, unload_waits_for_flagged_thread)
+static pid_t unload_start(void)
+{
+	pid_t p = fork();
+
+	if (p == 0)
+		_exit(syscall(SYS_delete_module, "ptrace_bts", O_NONBLOCK) ?
+		      errno : 0);
+	return p;
+}
+
+/*
+ * The unloader's result: 0 or its errno; ETIMEDOUT if it still waits
+ * after @secs seconds (it is left running: the caller lets the thread it
+ * waits for go on, then reaps it with unload_result(p, 30)).
+ */
+static int unload_result(pid_t p, int secs)
+{
+	struct timespec t0, t;
+	int ws;
+
+	if (p < 0)
+		return errno;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		if (waitpid(p, &ws, WNOHANG) == p)
+			return WIFEXITED(ws) ? WEXITSTATUS(ws) : EINTR;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec >= secs)
+			return ETIMEDOUT;
+		usleep(1000);
+	}
+}
+
+/*
+ * Unloads, retrying while the module is in use, for 10 s at most: a
+ * thread told to take its trap flag back needs a moment to run.  Return:
+ * 0 or the last errno; ETIMEDOUT for an unload that waits, whose pid is
+ * left in *@waiting (else -1).
+ */
+static int unload_once_free(pid_t *waiting)
+{
+	struct timespec t0, t;
+	int err;
+
+	*waiting = -1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		*waiting = unload_start();
+		err = unload_result(*waiting, 10);
+		if (err == ETIMEDOUT)
+			return err;
+		*waiting = -1;
+		if (err != EAGAIN)
+			return err;
+		usleep(2000);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 10);
+	return err;
+}
+
+/* After a successful unload: /dev/ptrace_bts is gone; load it again. */
+static int reload(void)
+{
+	int ko, err;
+
+	if (access("/dev/ptrace_bts", F_OK) == 0)
+		return EEXIST;
+	ko = open("/ptrace_bts.ko", O_RDONLY | O_CLOEXEC);
+	if (ko < 0)
+		return errno;
+	err = (int)syscall(SYS_finit_module, ko, "", 0) ? errno : 0;
+	close(ko);
+	return err;
+}
+
+/*
+ * Runs @pid until it exits, passing on every signal but SIGCHLD: first
+ * resumed with @sig if it is stopped (@sig >= 0), else waited for.
+ * Return: its exit code, 1000 + the signal that killed it, or -1.
+ */
+static int finish_passing_signals(pid_t pid, int sig)
+{
+	int st;
+
+	for (;;) {
+		if ((sig >= 0 && ptrace(PTRACE_CONT, pid, 0, sig)) ||
+		    wait_bounded(pid, &st) != pid)
+			return -1;
+		if (WIFEXITED(st))
+			return WEXITSTATUS(st);
+		if (WIFSIGNALED(st))
+			return 1000 + WTERMSIG(st);
+		sig = WSTOPSIG(st) == SIGCHLD ? 0 : WSTOPSIG(st);
+	}
+}
+
+/*
+ * A pause_child() attached, resumed, and asleep in pause() with the flag
+ * when its session is closed: no trap can take the flag back.  Return: 0,
+ * or -1 (the thread is left to the caller).
+ */
+static int asleep_with_flag_closed(struct kt_run *r)
+{
+	int err = kt_run_start(r, pause_child, 0, KT_PAGE, PTBTS_MODE_RING, 0);
+
+	if (!err)
+		err = (int)ptrace(PTRACE_CONT, r->pid, 0, 0);
+	if (!err)
+		err = until_running(r->fd, r->pid);
+	if (!err)
+		err = until_in_syscall(r->pid, SYS_pause, SYS_pause, NULL);
+	kt_run_end(r);
+	return err ? -1 : 0;
+}
+
+/*
+ * Module unload while a thread still carries the module's trap flag (its
+ * session closed while it slept in pause()): closing the session told the
+ * thread to take the flag back, which it does as it wakes, so the unload
+ * succeeds (at once, or after a few "in use" while it wakes; it never
+ * waits), and the thread goes on untraced: a signal's handler runs,
+ * pause() returns, and it exits 5 (no SIGTRAP).  The module is loaded
+ * again for the tests that follow.
+ */
+TEST(step_edges, unload_once_flagged_thread_lets_go)
 {
 	struct kt_run r;
-	int st, ko, err;
+	int st, err;
+	pid_t un;
 
-	ASSERT_EQ(kt_run_start(&r, pause_child, 0, KT_PAGE, PTBTS_MODE_RING,
-			       0), 0);
-	ASSERT_EQ(ptrace(PTRACE_CONT, r.pid, 0, 0), 0);
-	ASSERT_EQ(until_running(r.fd, r.pid), 0);
-	/* Asleep with the flag: no trap can take it back before unload. */
-	ASSERT_EQ(until_in_syscall(r.pid, SYS_pause, SYS_pause, NULL), 0);
-	kt_run_end(&r);
-	err = (int)syscall(SYS_delete_module, "ptrace_bts", O_NONBLOCK);
-	EXPECT_EQ(err ? -errno : 0, 0);
-	ko = open("/ptrace_bts.ko", O_RDONLY | O_CLOEXEC);
-	EXPECT_GE(ko, 0);
-	if (!err) {
-		EXPECT_NE(access("/dev/ptrace_bts", F_OK), 0);
-		err = (int)syscall(SYS_finit_module, ko, "", 0);
-		EXPECT_EQ(err ? -errno : 0, 0);
-	}
-	close(ko);
+	ASSERT_EQ(asleep_with_flag_closed(&r), 0);
+	err = unload_once_free(&un);
+	EXPECT_EQ(err, 0);
+	if (err == ETIMEDOUT)
+		err = unload_result(un, 30);
+	if (!err)
+		EXPECT_EQ(reload(), 0);
 	EXPECT_EQ(access("/dev/ptrace_bts", F_OK), 0);
 	ASSERT_EQ(kill(r.pid, SIGUSR1), 0);
 	ASSERT_EQ(waitpid(r.pid, &st, 0), r.pid);
@@ -649,5 +755,110 @@ TEST(step_edges, unload_waits_for_flagged_thread)
 	EXPECT_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WSTOPSIG(st), 5);
 	if (!WIFEXITED(st) && !WIFSIGNALED(st))
 		kt_reap(r.pid);
+	EXPECT_EQ(kt_pinned(), 0);
+}
+
+/*
+ * The session closed while its thread slept in pause() with the flag,
+ * then the thread stopped for a signal (a ptrace stop, which no kick
+ * wakes): rmmod must not wait for the tracer to resume it.  It succeeds
+ * within 10 s (it used to hang, unkillable, until the thread ran again),
+ * and the thread, resumed, runs its handler and exits 5 without SIGTRAP.
+ */
+TEST(step_edges, unload_not_held_by_ptrace_stop)
+{
+	struct kt_run r;
+	int st, err;
+	pid_t un;
+
+	ASSERT_EQ(asleep_with_flag_closed(&r), 0);
+	ASSERT_EQ(kill(r.pid, SIGUSR1), 0);
+	ASSERT_EQ(wait_bounded(r.pid, &st), r.pid);
+	ASSERT_TRUE(WIFSTOPPED(st));
+	EXPECT_EQ(WSTOPSIG(st), SIGUSR1);
+	err = unload_once_free(&un);
+	EXPECT_EQ(err, 0);
+	if (err == ETIMEDOUT) {
+		/* The old unload: it ends once the thread runs. */
+		ASSERT_EQ(ptrace(PTRACE_CONT, r.pid, 0, SIGUSR1), 0);
+		EXPECT_EQ(unload_result(un, 30), 0);
+		EXPECT_EQ(reload(), 0);
+		ASSERT_EQ(wait_bounded(r.pid, &st), r.pid);
+		EXPECT_TRUE(WIFEXITED(st));
+		return;
+	}
+	if (!err)
+		EXPECT_EQ(reload(), 0);
+	EXPECT_EQ(finish_passing_signals(r.pid, SIGUSR1), 5);
+	EXPECT_EQ(kt_pinned(), 0);
+}
+
+/*
+ * Stops for the attach (as kt_seq_*() do), then vfork()s a child that
+ * waits in pause(), and exits 5 once that child is gone.
+ */
+static void vfork_child(long arg)
+{
+	pid_t c;
+
+	(void)arg;
+	raise(SIGSTOP);
+	c = vfork();
+	if (c == 0) {
+		syscall(SYS_pause);
+		_exit(0);
+	}
+	_exit(c > 0 ? 5 : 93);
+}
+
+/* The only child of @pid (/proc/PID/task/PID/children), or -1. */
+static pid_t child_of(pid_t pid)
+{
+	char path[80], line[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid,
+		 (int)pid);
+	if (kt_read_line(path, line, sizeof(line)) || !line[0])
+		return -1;
+	return (pid_t)strtol(line, NULL, 10);
+}
+
+/*
+ * A thread with the flag waits in vfork() for its child (a killable
+ * sleep, state D: a kick does not wake it) when its session closes:
+ * rmmod fails at once with "in use" (it used to wait until the child
+ * died), and succeeds once the child is gone and the thread took its flag
+ * back; the thread exits 5 without SIGTRAP.
+ */
+TEST(step_edges, unload_refused_while_thread_sleeps_in_d)
+{
+	struct kt_run r;
+	pid_t un, child;
+	int err, i;
+
+	ASSERT_EQ(kt_run_start(&r, vfork_child, 0, KT_PAGE, PTBTS_MODE_RING,
+			       0), 0);
+	ASSERT_EQ(ptrace(PTRACE_CONT, r.pid, 0, 0), 0);
+	ASSERT_EQ(until_running(r.fd, r.pid), 0);
+	for (i = 0; i < 10000 && !(syscall_of(r.pid) == SYS_vfork &&
+				   state_of(r.pid) == 'D'); i++)
+		usleep(1000);
+	ASSERT_EQ(state_of(r.pid), 'D');
+	child = child_of(r.pid);
+	ASSERT_GT(child, 0);
+	kt_run_end(&r);
+	un = unload_start();
+	err = unload_result(un, 10);
+	EXPECT_EQ(err, EAGAIN);
+	ASSERT_EQ(kill(child, SIGKILL), 0);
+	if (err == ETIMEDOUT) {
+		/* The old unload: it ends once the thread runs. */
+		EXPECT_EQ(unload_result(un, 30), 0);
+	} else {
+		EXPECT_EQ(unload_once_free(&un), 0);
+	}
+	EXPECT_EQ(reload(), 0);
+	/* Running: its child's death woke it. */
+	EXPECT_EQ(finish_passing_signals(r.pid, -1), 5);
 	EXPECT_EQ(kt_pinned(), 0);
 }

@@ -40,6 +40,8 @@ static void sim_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
 		memcpy(r, cpu->cpuid0, sizeof(cpu->cpuid0));
 	else if (leaf == 1 && cpu->cpuid0[0] >= 1)
 		memcpy(r, cpu->cpuid1, sizeof(cpu->cpuid1));
+	else if (leaf == 0xa && cpu->cpuid0[0] >= 0xa)
+		memcpy(r, cpu->cpuida, sizeof(cpu->cpuida));
 	else
 		memset(r, 0, 4 * sizeof(r[0]));
 }
@@ -84,6 +86,7 @@ struct sim_model sim_model_full(void)
 	return (struct sim_model){
 		.intel = true, .family = 6, .model = 0x55, .ds = true,
 		.dtes64 = true, .pdcm = true, .pebs_format = 3,
+		.pmu_version = 4, .pmu_counters = 4,
 	};
 }
 
@@ -126,11 +129,13 @@ void sim_cpu_init(struct sim_cpu *cpu, int id, const struct sim_model *m)
 	cpu->present[SIM_PEBS_ENABLE] = m->intel && m->ds && !m->pebs_unavail;
 	cpu->present[SIM_PEBS_DATA_CFG] = cpu->present[SIM_PEBS_ENABLE] &&
 					  m->baseline;
-	cpu->present[SIM_GLOBAL_STATUS] = m->intel;
-	cpu->present[SIM_GLOBAL_CTRL] = m->intel;
-	cpu->present[SIM_GLOBAL_OVF_CTRL] = m->intel;
-	cpu->present[SIM_PMC0] = true;
-	cpu->present[SIM_EVNTSEL0] = true;
+	cpu->cpuida[0] = m->pmu_version | (m->pmu_counters << 8);
+	cpu->present[SIM_GLOBAL_STATUS] = m->intel && m->pmu_version >= 2;
+	cpu->present[SIM_GLOBAL_CTRL] = cpu->present[SIM_GLOBAL_STATUS];
+	cpu->present[SIM_GLOBAL_OVF_CTRL] = cpu->present[SIM_GLOBAL_STATUS];
+	cpu->present[SIM_PMC0] = m->intel && m->pmu_version >= 1 &&
+				 m->pmu_counters >= 1;
+	cpu->present[SIM_EVNTSEL0] = cpu->present[SIM_PMC0];
 	cpu->msr[SIM_MISC_ENABLE] = (m->bts_unavail ? DS_MISC_BTS_UNAVAIL : 0) |
 				    (m->pebs_unavail ? DS_MISC_PEBS_UNAVAIL : 0);
 	cpu->msr[SIM_PERF_CAP] = ((uint64_t)m->pebs_format << 8) |

@@ -19,6 +19,9 @@
  * reloads from the area's reset value 0, and reaching the PEBS threshold
  * sets GLOBAL_STATUS bit 62 and raises a PMI.
  *
+ * The architectural PMU (CPUID leaf 0xA) decides which counter MSRs exist:
+ * PMC0 and EVNTSEL0 with one counter, the GLOBAL_* MSRs from version 2.
+ *
  * An MSR the CPU does not have faults: the access is refused and counted in
  * @gp_faults (a #GP on a real CPU).
  */
@@ -43,6 +46,7 @@ struct sim_cpu {
 	int id;
 	uint32_t cpuid0[4];
 	uint32_t cpuid1[4];
+	uint32_t cpuida[4];	/* leaf 0xA: the architectural PMU */
 	bool present[SIM_NR_MSR];
 	uint64_t msr[SIM_NR_MSR];
 	struct ds_ops ops;
@@ -71,6 +75,8 @@ struct sim_model {
 	bool bts_unavail, pebs_unavail;
 	uint32_t pebs_format;
 	bool baseline;
+	uint32_t pmu_version;	/* CPUID.0AH:EAX[7:0]; 0: no leaf 0xA */
+	uint32_t pmu_counters;	/* CPUID.0AH:EAX[15:8] */
 };
 
 /* A model with everything: Intel family 6 model 0x55 (Skylake-SP), format 3. */

@@ -199,6 +199,67 @@ TEST(sim_bts, foreign_bts_skips_slice_with_gap)
 	sim_trace_free(&tr);
 }
 
+/*
+ * perf installs its DS area on the CPU in the middle of the thread's slice
+ * (an IPI when its first event is created): sched-out leaves the MSR as
+ * perf set it (it used to write 0 back, pulling the area from under perf)
+ * and owes a GAP marker for what went to perf's fields meanwhile.
+ */
+TEST(sim_bts, perf_area_installed_mid_slice_is_kept)
+{
+	struct ds_area perf_area = { .bts_base = 0x1000 };
+	struct sim_trace tr;
+
+	sim_trace_init(&tr, 64, PTBTS_MODE_RING, 64, 4, 0, NULL);
+	sim_trace_in(&tr, 0);
+	sim_trace_run(&tr, 10, 0, false);
+	tr.cpus[0].msr[SIM_DS_AREA] = (uintptr_t)&perf_area;
+	sim_trace_out(&tr);
+	EXPECT_EQ(tr.cpus[0].msr[SIM_DS_AREA],
+		  (uint64_t)(uintptr_t)&perf_area);
+	EXPECT_EQ(perf_area.bts_base, 0x1000u);
+	EXPECT_TRUE(tr.task.gap);
+	EXPECT_EQ(tr.task.foreign, 1u);
+	EXPECT_EQ(tr.task.bts.count, 10u);
+	/* The next slice uses perf's area, and says where the gap was. */
+	sim_trace_in(&tr, 0);
+	EXPECT_TRUE(tr.task.running);
+	EXPECT_FALSE(tr.task.gap);
+	sim_trace_out(&tr);
+	EXPECT_EQ(perf_area.bts_base, 0x1000u);
+	expect_clean_cpus(&tr);
+	sim_trace_free(&tr);
+}
+
+/*
+ * A PMI that arrives while the thread is switched: it is claimed only if
+ * the thread's own threshold was reached when BTS went off, and only once;
+ * any other NMI (perf's, the watchdog's) is left to its owner.
+ */
+TEST(sim_bts, switch_claims_only_its_own_pmi)
+{
+	struct sim_trace tr;
+	struct ds_fields f;
+
+	sim_trace_init(&tr, 64, PTBTS_MODE_RING, 64, 4, 0, NULL);
+	EXPECT_FALSE(ds_task_pmi_pending(&tr.task));
+	sim_trace_in(&tr, 0);
+	sim_trace_run(&tr, 3, 0, false);
+	/* In a slice, below the threshold: not ours. */
+	EXPECT_FALSE(ds_task_pmi_pending(&tr.task));
+	sim_trace_out(&tr);
+	EXPECT_FALSE(ds_task_pmi_pending(&tr.task));
+	/* The threshold reached just before sched-out: the PMI is owed. */
+	sim_trace_in(&tr, 0);
+	ds_area_get_bts(tr.task.area, &f);
+	tr.task.area->bts_index = f.threshold;
+	EXPECT_TRUE(ds_task_pmi_pending(&tr.task));
+	sim_trace_out(&tr);
+	EXPECT_TRUE(ds_task_pmi_pending(&tr.task));
+	EXPECT_FALSE(ds_task_pmi_pending(&tr.task));
+	sim_trace_free(&tr);
+}
+
 /* After sched-out, another thread on the CPU (a fork child) records nothing. */
 TEST(sim_bts, next_thread_inherits_nothing)
 {

@@ -130,15 +130,28 @@ TEST(sim_detect, pebs_reasons_in_order)
 	EXPECT_EQ(refusal_of(&m, &env, DS_FEAT_PEBS, &cpu),
 		  PTBTS_UNAVAIL_PEBS_OFF);
 	m.pebs_unavail = false;
+	m.pmu_version = 1;	/* no GLOBAL_CTRL */
+	EXPECT_EQ(refusal_of(&m, &env, DS_FEAT_PEBS, &cpu),
+		  PTBTS_UNAVAIL_NO_PMU);
+	EXPECT_EQ(cpu.gp_faults, 0u);
+	m.pmu_version = 2;
+	m.pmu_counters = 0;
+	EXPECT_EQ(refusal_of(&m, &env, DS_FEAT_PEBS, &cpu),
+		  PTBTS_UNAVAIL_NO_PMU);
+	m.pmu_counters = 1;
 	EXPECT_EQ(refusal_of(&m, &env, DS_FEAT_PEBS, &cpu),
 		  PTBTS_UNAVAIL_PEBS_FMT);
 	m.pebs_format = 4;	/* adaptive without the baseline bit */
 	EXPECT_EQ(refusal_of(&m, &env, DS_FEAT_PEBS, &cpu),
 		  PTBTS_UNAVAIL_PEBS_FMT);
 	m.baseline = true;
+	env.locked_down = true;
 	EXPECT_EQ(refusal_of(&m, &env, DS_FEAT_PEBS, &cpu),
 		  PTBTS_UNAVAIL_PTI);
 	env.pti = false;
+	EXPECT_EQ(refusal_of(&m, &env, DS_FEAT_PEBS, &cpu),
+		  PTBTS_UNAVAIL_LOCKDOWN);
+	env.locked_down = false;
 	EXPECT_EQ(refusal_of(&m, &env, DS_FEAT_PEBS, &cpu),
 		  PTBTS_UNAVAIL_NO_CAP);
 	env.privileged = true;

@@ -23,13 +23,30 @@
 #define PTBTS_DS_H
 
 #ifdef __KERNEL__
+#include <linux/bits.h>
+#include <linux/compiler.h>
+#include <linux/kernel.h>
 #include <linux/types.h>
+#define DS_ARRAY_SIZE(a)	ARRAY_SIZE(a)
+/* Orders stores against an NMI on the same CPU (no other CPU looks). */
+static inline void ds_compiler_barrier(void)
+{
+	barrier();
+}
 #else
 #include <stdbool.h>
-#include <stdint.h>
-typedef uint8_t u8;
-typedef uint32_t u32;
-typedef uint64_t u64;
+#include <stddef.h>
+/* uint8_t, uint32_t and uint64_t themselves, as the compiler names them. */
+typedef __UINT8_TYPE__ u8;
+typedef __UINT32_TYPE__ u32;
+typedef __UINT64_TYPE__ u64;
+#define BIT(n)			(1U << (n))
+#define BIT_ULL(n)		(1ULL << (n))
+#define DS_ARRAY_SIZE(a)	(sizeof(a) / sizeof(*(a)))
+static inline void ds_compiler_barrier(void)
+{
+	__asm__ __volatile__("" : : : "memory");
+}
 #endif
 #include <linux/ptrace_bts.h>
 
@@ -47,30 +64,39 @@ typedef uint64_t u64;
 #define DS_MSR_EVNTSEL0		0x186
 
 /* IA32_DEBUGCTL, Core 2 and later (the only layout a 64-bit CPU has). */
-#define DS_DEBUGCTL_TR		(1ULL << 6)
-#define DS_DEBUGCTL_BTS		(1ULL << 7)
-#define DS_DEBUGCTL_BTINT	(1ULL << 8)
-#define DS_DEBUGCTL_BTS_OFF_OS	(1ULL << 9)
-#define DS_DEBUGCTL_BTS_OFF_USR	(1ULL << 10)
+#define DS_DEBUGCTL_TR		BIT_ULL(6)
+#define DS_DEBUGCTL_BTS		BIT_ULL(7)
+#define DS_DEBUGCTL_BTINT	BIT_ULL(8)
+#define DS_DEBUGCTL_BTS_OFF_OS	BIT_ULL(9)
+#define DS_DEBUGCTL_BTS_OFF_USR	BIT_ULL(10)
 #define DS_DEBUGCTL_BTS_MASK	(DS_DEBUGCTL_TR | DS_DEBUGCTL_BTS | \
 				 DS_DEBUGCTL_BTINT | DS_DEBUGCTL_BTS_OFF_OS | \
 				 DS_DEBUGCTL_BTS_OFF_USR)
 
 /* IA32_MISC_ENABLE (read-only bits). */
-#define DS_MISC_BTS_UNAVAIL	(1ULL << 11)
-#define DS_MISC_PEBS_UNAVAIL	(1ULL << 12)
+#define DS_MISC_BTS_UNAVAIL	BIT_ULL(11)
+#define DS_MISC_PEBS_UNAVAIL	BIT_ULL(12)
 
 /* IA32_PERF_CAPABILITIES. */
 #define DS_PERF_CAP_PEBS_FMT(c)	((u32)(((c) >> 8) & 0xf))
-#define DS_PERF_CAP_BASELINE	(1ULL << 14)
+#define DS_PERF_CAP_BASELINE	BIT_ULL(14)
 
 /* IA32_PERF_GLOBAL_STATUS: the PEBS buffer reached its threshold. */
-#define DS_GLOBAL_STATUS_BUFFER	(1ULL << 62)
+#define DS_GLOBAL_STATUS_BUFFER	BIT_ULL(62)
 
 /* CPUID.1 bits. */
-#define DS_CPUID1_EDX_DS	(1U << 21)
-#define DS_CPUID1_ECX_DTES64	(1U << 2)
-#define DS_CPUID1_ECX_PDCM	(1U << 15)
+#define DS_CPUID1_EDX_DS	BIT(21)
+#define DS_CPUID1_ECX_DTES64	BIT(2)
+#define DS_CPUID1_ECX_PDCM	BIT(15)
+
+/*
+ * CPUID.0AH:EAX, the architectural PMU: its version (GLOBAL_CTRL,
+ * GLOBAL_STATUS and GLOBAL_OVF_CTRL exist from version 2 on) and its
+ * general-purpose counters (PMC0 and EVNTSEL0 exist when there is one).
+ */
+#define DS_CPUID_PMU_LEAF	0xa
+#define DS_PMU_VERSION(eax)	((eax) & 0xff)
+#define DS_PMU_COUNTERS(eax)	(((eax) >> 8) & 0xff)
 
 #define DS_BTS_RECORD		24	/* 64-bit BTS record: from, to, flags */
 #define DS_PEBS_FMT_MAX		5	/* the newest format decoded */
@@ -107,6 +133,8 @@ struct ds_ops {
  * @bts_erratum:  a model whose BTS 'from' addresses may be wrong (AAJ122)
  * @pebs_format:  IA32_PERF_CAPABILITIES.PEBS_FORMAT (0 without PDCM)
  * @pebs_baseline: adaptive PEBS (IA32_PERF_CAPABILITIES bit 14)
+ * @pmu_version:  CPUID.0AH:EAX[7:0], 0 when the leaf is absent
+ * @pmu_counters: CPUID.0AH:EAX[15:8], general-purpose counters
  * @msr_faults:   MSR reads that faulted during detection (always 0 on a
  *                CPU that tells the truth in CPUID)
  */
@@ -122,6 +150,8 @@ struct ds_cpu {
 	bool bts_erratum;
 	u32 pebs_format;
 	bool pebs_baseline;
+	u32 pmu_version;
+	u32 pmu_counters;
 	u32 msr_faults;
 };
 
@@ -130,9 +160,11 @@ struct ds_cpu {
  * @pti:       page-table isolation is active
  * @privileged: the caller has CAP_PERFMON or CAP_SYS_ADMIN
  * @perf_busy: perf holds BTS (or, for PEBS, any counter) on a CPU
+ * @locked_down: the kernel's lockdown forbids perf (LOCKDOWN_PERF)
  */
 struct ds_env {
 	bool pti;
+	bool locked_down;
 	bool privileged;
 	bool perf_busy;
 };
@@ -285,6 +317,8 @@ bool ds_win_marker(struct ds_win *w, u64 tail, u32 kind, u64 to);
  * @running:    between sched-in and sched-out
  * @foreign:    slices skipped because someone else's BTS was on
  * @gap:        a GAP marker is owed (a slice was skipped)
+ * @pmi_owed:   the slice ended with a threshold reached: the PMI it raised
+ *              may still arrive, during the switch (ds_task_pmi_pending())
  */
 struct ds_task {
 	struct ds_win bts;
@@ -304,6 +338,7 @@ struct ds_task {
 	bool running;
 	u64 foreign;
 	bool gap;
+	bool pmi_owed;
 };
 
 /* What ds_task_pmi() found. */
@@ -317,6 +352,7 @@ int ds_task_sched_in(const struct ds_ops *ops, struct ds_task *t, u64 tail,
 		     u64 tail2);
 void ds_task_sched_out(const struct ds_ops *ops, struct ds_task *t,
 		       u64 tail, u64 tail2);
+bool ds_task_pmi_pending(struct ds_task *t);
 int ds_task_pmi(const struct ds_ops *ops, struct ds_task *t, u64 tail,
 		u64 tail2);
 

@@ -106,7 +106,7 @@ u32 ds_pebs_record_size(u32 format)
 		[5] = DS_PEBS_BASIC_SIZE,	/* format 4 with more counters */
 	};
 
-	if (format >= sizeof(sizes) / sizeof(sizes[0]))
+	if (format >= DS_ARRAY_SIZE(sizes))
 		return 0;
 	return sizes[format];
 }

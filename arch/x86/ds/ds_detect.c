@@ -70,11 +70,12 @@ static bool ds_rdmsr(const struct ds_ops *ops, struct ds_cpu *cpu, u32 msr,
  */
 void ds_detect(const struct ds_ops *ops, struct ds_cpu *cpu)
 {
-	u32 r[4];
+	u32 r[4], max;
 	u64 misc, caps;
 
 	*cpu = (struct ds_cpu){ 0 };
 	ops->cpuid(ops->ctx, 0, 0, r);
+	max = r[0];
 	cpu->intel = r[1] == DS_INTEL_EBX && r[3] == DS_INTEL_EDX &&
 		     r[2] == DS_INTEL_ECX;
 	if (!cpu->intel || r[0] < 1)
@@ -85,6 +86,11 @@ void ds_detect(const struct ds_ops *ops, struct ds_cpu *cpu)
 	cpu->dtes64 = !!(r[2] & DS_CPUID1_ECX_DTES64);
 	cpu->pdcm = !!(r[2] & DS_CPUID1_ECX_PDCM);
 	cpu->bts_erratum = ds_is_erratum_model(cpu->family, cpu->model);
+	if (max >= DS_CPUID_PMU_LEAF) {
+		ops->cpuid(ops->ctx, DS_CPUID_PMU_LEAF, 0, r);
+		cpu->pmu_version = DS_PMU_VERSION(r[0]);
+		cpu->pmu_counters = DS_PMU_COUNTERS(r[0]);
+	}
 	if (!cpu->ds)
 		return;
 	/* Architectural on every Intel CPU with DS (and read-only here). */
@@ -104,7 +110,8 @@ void ds_detect(const struct ds_ops *ops, struct ds_cpu *cpu)
  * @feat: BTS or PEBS
  *
  * Return: an &enum ptbts_unavail: NOT_INTEL, NO_DS, BTS_OFF or PEBS_OFF,
- * PEBS_FMT, ERRATUM (BTS only), in that order; %PTBTS_OK when none.
+ * NO_PMU, PEBS_FMT (PEBS only), ERRATUM (BTS only), in that order;
+ * %PTBTS_OK when none.
  */
 u8 ds_refusal_cpu(const struct ds_cpu *cpu, enum ds_feature feat)
 {
@@ -116,6 +123,13 @@ u8 ds_refusal_cpu(const struct ds_cpu *cpu, enum ds_feature feat)
 	if (feat == DS_FEAT_PEBS) {
 		if (!cpu->pebs)
 			return PTBTS_UNAVAIL_PEBS_OFF;
+		/*
+		 * kmod-pebs counts on PMC0 and gates it in GLOBAL_CTRL:
+		 * neither is touched, nor read by ds_perf_busy(), on a
+		 * CPU whose PMU does not enumerate them.
+		 */
+		if (cpu->pmu_version < 2 || cpu->pmu_counters < 1)
+			return PTBTS_UNAVAIL_NO_PMU;
 		if (!ds_pebs_record_size(cpu->pebs_format) ||
 		    (cpu->pebs_format >= 4 && !cpu->pebs_baseline))
 			return PTBTS_UNAVAIL_PEBS_FMT;
@@ -147,6 +161,8 @@ u8 ds_refusal(const struct ds_cpu *cpu, const struct ds_env *env,
 		return why;
 	if (env->pti)
 		return PTBTS_UNAVAIL_PTI;
+	if (env->locked_down)
+		return PTBTS_UNAVAIL_LOCKDOWN;
 	if (!env->privileged)
 		return PTBTS_UNAVAIL_NO_CAP;
 	if (env->perf_busy)

@@ -20,6 +20,25 @@
 
 #include "ds.h"
 
+static bool ds_task_reached(const struct ds_fields *f)
+{
+	return f->index >= f->threshold;
+}
+
+/* Whether a threshold in the installed area's fields (ours) is reached. */
+static bool ds_task_fields_reached(const struct ds_task *t)
+{
+	struct ds_fields f;
+
+	ds_area_get_bts(t->area, &f);
+	if (ds_task_reached(&f))
+		return true;
+	if (!t->has_pebs)
+		return false;
+	ds_area_get_pebs(t->area, &f);
+	return ds_task_reached(&f);
+}
+
 /**
  * ds_task_init() - a thread that has not run yet
  * @t:        the state; its regions are initialised by the caller
@@ -35,6 +54,7 @@ void ds_task_init(struct ds_task *t, u64 ctl, struct ds_area *own_area)
 	t->running = false;
 	t->foreign = 0;
 	t->gap = false;
+	t->pmi_owed = false;
 }
 
 static struct ds_area *ds_task_area(const struct ds_ops *ops,
@@ -117,6 +137,8 @@ static void ds_task_collect(struct ds_task *t, u64 tail, u64 tail2)
  * fields now: the slice is not recorded, which the region shows as a GAP
  * marker, rather than corrupt the other user's trace; so is a PEBS slice
  * on a CPU where any counter is enabled (perf's, the NMI watchdog's).
+ * All of it is asked again at every sched-in, never remembered: perf may
+ * have started or stopped using the DS area since the last slice.
  *
  * Return: 0; -EBUSY when the slice is skipped; -EIO when an MSR faulted.
  */
@@ -145,6 +167,7 @@ int ds_task_sched_in(const struct ds_ops *ops, struct ds_task *t, u64 tail,
 	ds_task_arm(t, tail, tail2);
 	if (t->has_pebs)
 		ds_task_pebs_on(ops, t);
+	ds_compiler_barrier();
 	t->running = true;
 	/* WRMSR is serialising: the fields are in place before the first store. */
 	ops->wrmsr(ops->ctx, DS_MSR_DEBUGCTL, ctl | t->ctl);
@@ -160,31 +183,65 @@ int ds_task_sched_in(const struct ds_ops *ops, struct ds_task *t, u64 tail,
  *
  * Turning BTS off in DEBUGCTL is a serialising WRMSR: every record the
  * slice produced is in memory when the index is read.
+ *
+ * perf may have installed its own DS area during the slice (an IPI when
+ * its first event is created): IA32_DS_AREA is then perf's, and writing 0
+ * or our area back would pull it from under perf's PEBS and BTS.  The MSR
+ * is left as perf set it, and the records stored after the switch went
+ * to perf's fields, not ours: the region owes a GAP marker.
  */
 void ds_task_sched_out(const struct ds_ops *ops, struct ds_task *t,
 		       u64 tail, u64 tail2)
 {
-	u64 ctl = 0;
+	u64 ctl = 0, area = 0;
 
 	if (!t->running)
 		return;
 	ops->rdmsr(ops->ctx, DS_MSR_DEBUGCTL, &ctl);
 	ops->wrmsr(ops->ctx, DS_MSR_DEBUGCTL, ctl & ~DS_DEBUGCTL_BTS_MASK);
+	t->pmi_owed = ds_task_fields_reached(t);
+	/*
+	 * From here on the fields stop being ours.  An NMI on this CPU
+	 * (ds_task_pmi_pending()) must see both stores before the fields
+	 * change: program order on one CPU, kept by the compiler barrier.
+	 */
+	t->running = false;
+	ds_compiler_barrier();
 	if (t->has_pebs)
 		ds_task_pebs_off(ops, t);
 	ds_task_collect(t, tail, tail2);
 	ds_area_set_bts(t->area, &t->saved);
 	ds_area_set_pebs(t->area, &t->saved_pebs);
 	t->area->pebs_reset[0] = t->saved_reset;
-	if (!t->saved_area)
+	if (ops->rdmsr(ops->ctx, DS_MSR_DS_AREA, &area) ||
+	    area != (u64)(unsigned long)t->area) {
+		t->foreign++;
+		t->gap = true;
+	} else if (!t->saved_area) {
 		ops->wrmsr(ops->ctx, DS_MSR_DS_AREA, 0);
+	}
 	t->area = NULL;
-	t->running = false;
 }
 
-static bool ds_task_reached(const struct ds_fields *f)
+/**
+ * ds_task_pmi_pending() - whether a PMI during a switch is this thread's
+ * @t: the thread being switched in or out on this CPU
+ *
+ * A PMI raised just before sched-out turned BTS off may arrive while the
+ * switch still runs, when ds_task_pmi() can no longer judge it.  It is
+ * ours if the thread's fields had reached a threshold when BTS went off
+ * (claimed once), or, in a slice, if they have now; any other NMI is left
+ * to its owner.
+ *
+ * Return: true when the caller should claim the NMI.
+ */
+bool ds_task_pmi_pending(struct ds_task *t)
 {
-	return f->index >= f->threshold;
+	if (t->pmi_owed) {
+		t->pmi_owed = false;
+		return true;
+	}
+	return t->running && t->area && ds_task_fields_reached(t);
 }
 
 /**

@@ -204,10 +204,16 @@ enum ptbts_state {
  *                            kernel addresses that nothing filters)
  * @PTBTS_UNAVAIL_PERF_BUSY:  perf uses BTS (or, for PEBS, a counter) on
  *                            a CPU
+ * @PTBTS_UNAVAIL_NO_PMU:     (PEBS) CPUID leaf 0xA enumerates no
+ *                            architectural PMU of version 2 or later with
+ *                            a general-purpose counter
+ * @PTBTS_UNAVAIL_LOCKDOWN:   the kernel is locked down against perf
+ *                            (lockdown=confidentiality), as perf refuses
+ *                            its own events then
  *
  * The hardware reasons are checked in the order: NOT_INTEL, NO_DS, BTS_OFF
- * (PEBS_OFF, PEBS_FMT), ERRATUM, PTI, NO_CAP, PERF_BUSY; the first that
- * applies is reported.
+ * (PEBS_OFF, NO_PMU, PEBS_FMT), ERRATUM, PTI, LOCKDOWN, NO_CAP, PERF_BUSY;
+ * the first that applies is reported.
  */
 enum ptbts_unavail {
 	PTBTS_OK		= 0,
@@ -222,6 +228,8 @@ enum ptbts_unavail {
 	PTBTS_UNAVAIL_ERRATUM	= 9,	/* BTS 'from' erratum model */
 	PTBTS_UNAVAIL_NO_CAP	= 10,	/* no CAP_PERFMON/CAP_SYS_ADMIN */
 	PTBTS_UNAVAIL_PERF_BUSY	= 11,	/* perf holds BTS/PMU on a CPU */
+	PTBTS_UNAVAIL_NO_PMU	= 12,	/* no architectural PMU v2 (PEBS) */
+	PTBTS_UNAVAIL_LOCKDOWN	= 13,	/* kernel lockdown forbids perf */
 };
 
 /**
@@ -522,8 +530,10 @@ struct ptbts_hdr {
  *           -EPERM   the caller is not the thread's ptrace tracer; or
  *                    kmod-bts/kmod-pebs without CAP_PERFMON or
  *                    CAP_SYS_ADMIN (the hardware's records can carry
- *                    kernel addresses, which nothing filters)
- *           -EBUSY   the thread is not in a ptrace stop
+ *                    kernel addresses, which nothing filters), or with
+ *                    the kernel locked down against perf
+ *           -EBUSY   the thread is not in a ptrace stop; kmod-pebs while
+ *                    perf holds the performance counters
  *           -EEXIST  the thread is attached already (to any session)
  *           -EFAULT  part of the buffer is not mapped, or beyond user space
  *           -EACCES  part of the buffer is not writable
@@ -549,7 +559,8 @@ struct ptbts_hdr {
  *           -EOPNOTSUPP  the mode cannot record here (@unavail says why);
  *                    or a CPU numbered 64 or more, which this module does
  *                    not record on (@unavail 0)
- *           -EPERM   no CAP_PERFMON or CAP_SYS_ADMIN (@unavail NO_CAP)
+ *           -EPERM   no CAP_PERFMON or CAP_SYS_ADMIN (@unavail NO_CAP), or
+ *                    the kernel locked down against perf (LOCKDOWN)
  *           -EBUSY   the session's per-CPU mode runs already, or a buffer
  *                    of its last run is still mapped (munmap() it first);
  *                    or another user of BTS on a CPU (nothing is left
@@ -570,21 +581,40 @@ struct ptbts_hdr {
  *           -EINVAL  not a whole part of one CPU's buffer
  *           -ENODEV  no buffer at that offset
  *
+ * Ending an attachment (DETACH, close(), the tracer's exit) never waits
+ * for the traced thread: not for one in a ptrace stop, a group stop or an
+ * uninterruptible sleep.  What a tracer may rely on: when the call
+ * returns, nothing more is written into the buffer and the buffer is
+ * released.  A trap flag kmod-step set is taken back at once from a thread
+ * in a ptrace stop, else by the thread itself before it next returns to
+ * user mode (a sleeping thread is woken for it, and goes back to sleep);
+ * kmod-bts and kmod-pebs stop the hardware at once on every CPU, and the
+ * thread unhooks itself from the scheduler the same way.  Until each such
+ * thread did so, the module stays in use: unloading it fails with EBUSY
+ * (EAGAIN from delete_module()) instead of waiting for user space.
+ *
  * poll() on the session fd: EPOLLIN while any attached thread is ready as
  * for WAIT.  It wakes when a thread's unread records reach its threshold
  * and when a thread exits or is detached; entering a ptrace stop is
  * reported to the tracer by waitpid(), not by poll().
  */
 /* 0xBD: no other user in Documentation/userspace-api/ioctl/ioctl-number.rst. */
+/*
+ * The argument of each, after its &struct ptbts_hdr: CAPS a &struct
+ * ptbts_caps, ATTACH a &struct ptbts_config, STATUS and WAIT a &struct
+ * ptbts_status, ACK a &struct ptbts_ack, PERCPU_START a &struct
+ * ptbts_percpu_config, PERCPU_STATUS a &struct ptbts_percpu_status.
+ * DETACH takes a __u32 tid by value, PERCPU_STOP no argument.
+ */
 #define PTBTS_IOC_MAGIC		0xBD
-#define PTBTS_IOC_CAPS		_IOWR(PTBTS_IOC_MAGIC, 0x00, struct ptbts_hdr) /* struct ptbts_caps */
-#define PTBTS_IOC_ATTACH	_IOW(PTBTS_IOC_MAGIC, 0x01, struct ptbts_hdr)  /* struct ptbts_config */
-#define PTBTS_IOC_DETACH	_IO(PTBTS_IOC_MAGIC, 0x02)	/* __u32 tid, by value */
-#define PTBTS_IOC_STATUS	_IOWR(PTBTS_IOC_MAGIC, 0x03, struct ptbts_hdr) /* struct ptbts_status */
-#define PTBTS_IOC_WAIT		_IOWR(PTBTS_IOC_MAGIC, 0x04, struct ptbts_hdr) /* struct ptbts_status */
-#define PTBTS_IOC_ACK		_IOW(PTBTS_IOC_MAGIC, 0x05, struct ptbts_hdr)  /* struct ptbts_ack */
-#define PTBTS_IOC_PERCPU_START	_IOWR(PTBTS_IOC_MAGIC, 0x06, struct ptbts_hdr) /* struct ptbts_percpu_config */
-#define PTBTS_IOC_PERCPU_STOP	_IO(PTBTS_IOC_MAGIC, 0x07)	/* no argument */
-#define PTBTS_IOC_PERCPU_STATUS	_IOWR(PTBTS_IOC_MAGIC, 0x08, struct ptbts_hdr) /* struct ptbts_percpu_status */
+#define PTBTS_IOC_CAPS		_IOWR(PTBTS_IOC_MAGIC, 0x00, struct ptbts_hdr)
+#define PTBTS_IOC_ATTACH	_IOW(PTBTS_IOC_MAGIC, 0x01, struct ptbts_hdr)
+#define PTBTS_IOC_DETACH	_IO(PTBTS_IOC_MAGIC, 0x02)
+#define PTBTS_IOC_STATUS	_IOWR(PTBTS_IOC_MAGIC, 0x03, struct ptbts_hdr)
+#define PTBTS_IOC_WAIT		_IOWR(PTBTS_IOC_MAGIC, 0x04, struct ptbts_hdr)
+#define PTBTS_IOC_ACK		_IOW(PTBTS_IOC_MAGIC, 0x05, struct ptbts_hdr)
+#define PTBTS_IOC_PERCPU_START	_IOWR(PTBTS_IOC_MAGIC, 0x06, struct ptbts_hdr)
+#define PTBTS_IOC_PERCPU_STOP	_IO(PTBTS_IOC_MAGIC, 0x07)
+#define PTBTS_IOC_PERCPU_STATUS	_IOWR(PTBTS_IOC_MAGIC, 0x08, struct ptbts_hdr)
 
 #endif /* _UAPI_LINUX_PTRACE_BTS_H */
