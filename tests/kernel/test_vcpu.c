@@ -7,6 +7,7 @@
  * branches are known (kt_seq.S) must be exactly those branches.
  */
 #include <errno.h>
+#include <sched.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,7 +223,7 @@ static size_t skipped_in_order(const struct ptbts_record *got, size_t ngot,
  * user mode, as the SDM says of interrupts; at the end of a lap they find
  * the window full and the module reports them lost, once with a GAP.)
  */
-TEST(vcpu, kmod_bts_block_under_pmis_in_order_and_counted)
+static void block_under_pmis(bool migrate)
 {
 	const long iters = 3000;
 	const uint64_t slots = KT_PAGE / REC;
@@ -230,7 +231,7 @@ TEST(vcpu, kmod_bts_block_under_pmis_in_order_and_counted)
 	struct ptbts_record *want = calloc(cap, sizeof(*want));
 	struct ptbts_record *user = calloc(cap, sizeof(*user));
 	uint64_t tail = 0, count, waits = 0, last_from = 0, last_to = 0;
-	uint64_t lost_marked = 0;
+	uint64_t lost_marked = 0, moves = 0;
 	struct ptbts_status st;
 	struct kt_run r;
 	int status = 0, done = 0;
@@ -247,6 +248,14 @@ TEST(vcpu, kmod_bts_block_under_pmis_in_order_and_counted)
 			continue;
 		ASSERT_EQ(w, 0);
 		waits++;
+		if (migrate) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(waits % 2, &set);
+			ASSERT_EQ(sched_setaffinity(r.pid, sizeof(set), &set), 0);
+			moves++;
+		}
 		count = kt_count(&st, KT_PAGE);
 		ASSERT_LE(count - tail, slots);
 		for (; tail < count; tail++) {
@@ -273,8 +282,9 @@ TEST(vcpu, kmod_bts_block_under_pmis_in_order_and_counted)
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	skipped = skipped_in_order(user, nuser, want, n);
 	fprintf(stderr, "%zu of %zu user branches, %zu entries, %llu lost, "
-		"%zu gaps, %llu PMI wakeups\n", nuser, n, entries,
-		(unsigned long long)st.lost, gaps, (unsigned long long)waits);
+		"%zu gaps, %llu PMI wakeups, %llu moves\n", nuser, n, entries,
+		(unsigned long long)st.lost, gaps, (unsigned long long)waits,
+		(unsigned long long)moves);
 	EXPECT_EQ(skipped, 0u);
 	EXPECT_EQ(st.lost, lost_marked);
 	EXPECT_GE(waits, n / slots);
@@ -284,6 +294,50 @@ TEST(vcpu, kmod_bts_block_under_pmis_in_order_and_counted)
 	kt_run_end(&r);
 	free(want);
 	free(user);
+	EXPECT_EQ(kt_pinned(), 0);
+}
+
+TEST(vcpu, kmod_bts_block_under_pmis_in_order_and_counted)
+{
+	block_under_pmis(false);
+}
+
+/* The same while the tracer moves the thread from vCPU to vCPU (taskset). */
+TEST(vcpu, kmod_bts_block_exact_across_migrations)
+{
+	block_under_pmis(true);
+}
+
+/*
+ * RING with a one-page buffer: the newest records, exactly, end with the
+ * exit_group entry (with an interrupt's entry wherever one arrived).
+ */
+TEST(vcpu, kmod_bts_ring_keeps_the_newest)
+{
+	static struct ptbts_record want[3000], newest[256], user[256];
+	const uint64_t slots = KT_PAGE / REC;
+	size_t n = kt_loop_expect(want, 3000, 1000, kt_loop_call,
+				  kt_loop_after, kt_loop_jnz);
+	size_t nuser, entries;
+	uint64_t count, k;
+	struct kt_run r;
+
+	ASSERT_EQ(n, 2999u);
+	ASSERT_EQ(bts_start(&r, 1000, KT_PAGE, PTBTS_MODE_RING), 0);
+	kt_run_finish(&r);
+	count = kt_count(&r.st, KT_PAGE);
+	EXPECT_GT(count, (uint64_t)n);
+	EXPECT_EQ(r.st.wraps, count / slots);
+	EXPECT_EQ(r.st.lost, 0u);
+	for (k = count - slots; k < count; k++)
+		newest[k - (count - slots)] = kt_run_recs(&r)[k % slots];
+	entries = split(newest, slots, user, &nuser);
+	ASSERT_NE(entries, ~(size_t)0);
+	EXPECT_GE(entries, 1u);
+	EXPECT_EQ(kt_records_diff(user, &want[n - nuser], nuser), 0u);
+	EXPECT_EQ(newest[slots - 1].from, loop_exit_syscall());
+	EXPECT_TRUE(kernel_addr(newest[slots - 1].to));
+	kt_run_end(&r);
 	EXPECT_EQ(kt_pinned(), 0);
 }
 
