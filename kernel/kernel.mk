@@ -9,6 +9,9 @@
 #                      then checkpatch.pl --strict (scripts/checkpatch)
 #   make test-kernel   boot Debian's kernel in QEMU with the module and run
 #                      tests/kernel/ in the guest; last line "N passed, N failed"
+#   make test-vcpu     the same guest on the virtual CPU with BTS (scripts/vcpu
+#                      builds Debian's QEMU with tests/vcpu/*.patch once, into
+#                      the cache), PTI off: tests/kernel/test_vcpu.c
 #   make bench-kernel  the same guest runs tests/kernel/bench/: ptrace-step
 #                      against kmod-step, figures only (PTBTS_BENCH=N: a
 #                      workload of N iterations)
@@ -59,7 +62,7 @@ KGUEST_CXXFLAGS := -O2 -g -std=gnu++17 -Wall -Wextra -Werror $(KGUEST_SAN) \
 	-Itests/harness
 
 .PHONY: kmod kmod-build kmod-always kmod-check test-kernel kernel-guest \
-	kernel-guest-files bench-kernel
+	kernel-guest-files bench-kernel test-vcpu
 
 kmod:
 	$(Q)$(if $(KDIR_GIVEN),true,scripts/deps kmod)
@@ -193,6 +196,12 @@ test-kernel:
 	$(Q)$(if $(KDIR_GIVEN),true,scripts/deps kernel)
 	$(Q)$(MAKE) --no-print-directory kernel-guest
 	$(Q)tests/kernel/qemu-run $(KGUEST)
+
+test-vcpu:
+	$(Q)$(if $(KDIR_GIVEN),true,scripts/deps kernel)
+	$(Q)scripts/vcpu >/dev/null
+	$(Q)$(MAKE) --no-print-directory kernel-guest
+	$(Q)tests/kernel/vcpu-run $(KGUEST)
 
 # ptrace-step against kmod-step in the guest: figures, nothing asserted.
 bench-kernel:

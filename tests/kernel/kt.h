@@ -40,6 +40,8 @@ void kt_reap(pid_t pid);
 int kt_open(void);
 /* ioctl() as -errno, or its non-negative result. */
 long kt_ioctl(int fd, unsigned long cmd, void *arg);
+/* The capabilities (CAPS) into @c; 0 or -errno, -1 when the device is absent. */
+int kt_caps(struct ptbts_caps *c);
 long kt_detach(int fd, pid_t tid);
 
 /* A ready config for @tid and a buffer of @size bytes at @buf. */

@@ -141,6 +141,14 @@ size_t kt_records_diff(const struct ptbts_record *got,
 int kt_run_start(struct kt_run *r, void (*fn)(long), long arg, uint64_t size,
 		 uint32_t mode, uint64_t wakeup)
 {
+	return kt_run_start_source(r, fn, arg, size, mode, wakeup,
+				   PTBTS_SOURCE_KMOD_STEP);
+}
+
+int kt_run_start_source(struct kt_run *r, void (*fn)(long), long arg,
+			uint64_t size, uint32_t mode, uint64_t wakeup,
+			uint32_t source)
+{
 	struct ptbts_config c;
 
 	memset(r, 0, sizeof(*r));
@@ -154,6 +162,7 @@ int kt_run_start(struct kt_run *r, void (*fn)(long), long arg, uint64_t size,
 	if (!r->buf || r->fd < 0)
 		return -ENOMEM;
 	c = kt_step_config(r->pid, r->buf, size, mode, wakeup);
+	c.source = source;
 	return (int)kt_ioctl(r->fd, PTBTS_IOC_ATTACH, &c);
 }
 

@@ -84,6 +84,10 @@ struct kt_run {
 /* Starts it with a buffer of @size bytes; 0 or -errno (of ATTACH). */
 int kt_run_start(struct kt_run *r, void (*fn)(long), long arg, uint64_t size,
 		 uint32_t mode, uint64_t wakeup);
+/* The same with another source of the module (kmod-bts). */
+int kt_run_start_source(struct kt_run *r, void (*fn)(long), long arg,
+			uint64_t size, uint32_t mode, uint64_t wakeup,
+			uint32_t source);
 /* Runs to the end; the status of the thread afterwards into r->st. */
 int kt_run_finish(struct kt_run *r);
 /* Closes the session and unmaps the buffer. */

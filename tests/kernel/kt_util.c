@@ -195,6 +195,20 @@ long kt_detach(int fd, pid_t tid)
 	return r < 0 ? -errno : r;
 }
 
+int kt_caps(struct ptbts_caps *c)
+{
+	int fd = kt_open();
+	long r;
+
+	if (fd < 0)
+		return -1;
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	r = kt_ioctl(fd, PTBTS_IOC_CAPS, c);
+	close(fd);
+	return (int)r;
+}
+
 struct ptbts_config kt_config(pid_t tid, void *buf, uint64_t size)
 {
 	struct ptbts_config c;

@@ -571,3 +571,22 @@ TEST(btrace, max_size_cuts_kmod_step_exactly)
 	free(p);
 	free(file);
 }
+
+/*
+ * On the virtual CPU with BTS (make test-vcpu only): libbts's perf-bts
+ * source (perf_event_open branch sampling, which Linux serves from its own
+ * BTS code) records static-oracle as ptrace-step does.  perf-bts keeps the
+ * newest records only (ring mode); the buffer holds the whole run.
+ */
+TEST(vcpu, btrace_perf_bts_same_records)
+{
+	char *ra = recorded("ptrace-step", "ring", "16M", "static-oracle",
+			    ORACLE_OUT, NULL);
+	char *rb = recorded("perf-bts", "ring", "16M", "static-oracle",
+			    ORACLE_OUT, NULL);
+
+	EXPECT_GT(count_lines(ra, "0x"), (size_t)1000);
+	same_lines("perf-bts", rb, ra);
+	free(ra);
+	free(rb);
+}

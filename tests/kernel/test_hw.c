@@ -106,20 +106,6 @@ static const char *reason_text(unsigned why)
 	}
 }
 
-static int get_caps(struct ptbts_caps *c)
-{
-	int fd = kt_open();
-	long r;
-
-	if (fd < 0)
-		return -1;
-	memset(c, 0, sizeof(*c));
-	c->size = sizeof(*c);
-	r = kt_ioctl(fd, PTBTS_IOC_CAPS, c);
-	close(fd);
-	return (int)r;
-}
-
 TEST(hw, guest_cpu_cannot_do_bts)
 {
 	struct cpuinfo ci;
@@ -137,7 +123,7 @@ TEST(hw, caps_give_the_cpu_reason)
 	struct cpuinfo ci;
 
 	ASSERT_EQ(read_cpuinfo(&ci), 0);
-	ASSERT_EQ(get_caps(&c), 0);
+	ASSERT_EQ(kt_caps(&c), 0);
 	EXPECT_EQ(c.unavail[PTBTS_SOURCE_KMOD_BTS], expected(&ci, false));
 	EXPECT_EQ(c.unavail[PTBTS_SOURCE_KMOD_PEBS], expected(&ci, true));
 	EXPECT_EQ(c.percpu_unavail, expected(&ci, false));
@@ -177,7 +163,7 @@ static int caps_unprivileged(void *arg)
 	struct ptbts_caps c;
 
 	KT_CHECK(kt_become_user() == 0);
-	KT_CHECK(get_caps(&c) == 0);
+	KT_CHECK(kt_caps(&c) == 0);
 	KT_CHECK(c.unavail[PTBTS_SOURCE_KMOD_BTS] == expected(ci, false));
 	KT_CHECK(c.unavail[PTBTS_SOURCE_KMOD_PEBS] == expected(ci, true));
 	KT_CHECK(c.percpu_unavail == expected(ci, false));

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The hardware sources on the virtual CPU with BTS (scripts/vcpu: Debian's
+ * QEMU with the patches of tests/vcpu).  Only "make test-vcpu" boots that CPU, and
+ * tests/kernel/qemu-run runs these tests only there.  Here the CPU itself
+ * stores each record in the tracer's pages: the records of a program whose
+ * branches are known (kt_seq.S) must be exactly those branches.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "kt.h"
+#include "kt_step.h"
+
+#define REC sizeof(struct ptbts_record)
+
+static int read_int(const char *path)
+{
+	char line[64];
+
+	if (kt_read_line(path, line, sizeof(line)))
+		return -1;
+	return atoi(line);
+}
+
+static bool cpuinfo_has(const char *flag)
+{
+	char line[4096], word[64];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	bool found = false;
+
+	if (!f)
+		return false;
+	snprintf(word, sizeof(word), " %s", flag);
+	while (!found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = ' ';
+		if (!strncmp(line, "flags", 5)) {
+			strcat(word, " ");
+			found = strstr(line, word) != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* Linux's own detection: init_intel() and perf's Intel PMU driver. */
+TEST(vcpu, linux_sees_ds_bts_and_the_pmu)
+{
+	static const char *const flags[] = { "dts", "dtes64", "pdcm", "bts",
+					     "pebs", "arch_perfmon" };
+	char name[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (!cpuinfo_has(flags[i]))
+			harness_fail(__FILE__, __LINE__, "no %s in /proc/cpuinfo",
+				     flags[i]);
+	EXPECT_FALSE(cpuinfo_has("pti"));
+	ASSERT_EQ(kt_read_line("/sys/bus/event_source/devices/cpu/caps/pmu_name",
+			       name, sizeof(name)), 0);
+	EXPECT_STREQ(name, "skylake");
+	EXPECT_GT(read_int("/sys/bus/event_source/devices/intel_bts/type"), 0);
+}
+
+TEST(vcpu, caps_offer_kmod_bts)
+{
+	struct ptbts_caps c;
+
+	ASSERT_EQ(kt_caps(&c), 0);
+	EXPECT_EQ(c.unavail[PTBTS_SOURCE_KMOD_BTS], (unsigned)PTBTS_OK);
+	EXPECT_NE(c.sources & (1u << PTBTS_SOURCE_KMOD_BTS), 0u);
+}
+
+/* The kernel half of x86-64 (canonical addresses with bit 63 set). */
+static bool kernel_addr(uint64_t a)
+{
+	return a >= 0xffff800000000000ull;
+}
+
+/*
+ * BTS with BTS_OFF_OS records what user mode executes, entries into the
+ * kernel included: the syscall instructions, and any interrupt or exception
+ * that arrives in user mode ({user address -> kernel entry}).  The user
+ * branches (both ends in user space) go to @user; returns how many records
+ * were entries, or ~0 when one is neither.
+ */
+static size_t split(const struct ptbts_record *r, size_t n,
+		    struct ptbts_record *user, size_t *nuser)
+{
+	size_t i, entries = 0;
+
+	*nuser = 0;
+	for (i = 0; i < n; i++) {
+		if (!kernel_addr(r[i].from) && !kernel_addr(r[i].to))
+			user[(*nuser)++] = r[i];
+		else if (!kernel_addr(r[i].from) && kernel_addr(r[i].to))
+			entries++;
+		else
+			return ~(size_t)0;
+	}
+	return entries;
+}
+
+/* kt_seq_loop's exit_group: jnz (2 bytes), two movs (5 each), syscall. */
+static uint64_t loop_exit_syscall(void)
+{
+	return KT_ADDR(kt_loop_jnz) + 2 + 5 + 5;
+}
+
+static int bts_start(struct kt_run *r, long iters, uint64_t size,
+		     uint32_t mode)
+{
+	return kt_run_start_source(r, kt_seq_loop, iters, size, mode, 0,
+				   PTBTS_SOURCE_KMOD_BTS);
+}
+
+/*
+ * The CPU stores every record, the module only points it at the pages:
+ * the loop's 29 branches exactly, then the exit_group syscall entering the
+ * kernel (with an interrupt's entry wherever one arrived).
+ */
+TEST(vcpu, kmod_bts_loop_records_exactly)
+{
+	static struct ptbts_record want[64], user[256];
+	size_t n = kt_loop_expect(want, 64, 10, kt_loop_call, kt_loop_after,
+				  kt_loop_jnz);
+	const struct ptbts_record *got;
+	size_t nrec, nuser, entries;
+	struct kt_run r;
+	int st;
+
+	ASSERT_EQ(n, 29u);
+	ASSERT_EQ(bts_start(&r, 10, 16 * KT_PAGE, PTBTS_MODE_RING), 0);
+	st = kt_run_finish(&r);
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	EXPECT_EQ(r.st.state, (unsigned)PTBTS_STATE_EXITED);
+	EXPECT_EQ(r.st.source, (unsigned)PTBTS_SOURCE_KMOD_BTS);
+	EXPECT_EQ(r.st.wraps, 0u);
+	EXPECT_EQ(r.st.lost, 0u);
+	got = kt_run_recs(&r);
+	nrec = r.st.head / REC;
+	ASSERT_LE(nrec, 256u);
+	entries = split(got, nrec, user, &nuser);
+	ASSERT_NE(entries, ~(size_t)0);
+	EXPECT_GE(entries, 1u);
+	ASSERT_EQ(nuser, n);
+	EXPECT_EQ(kt_records_diff(user, want, n), 0u);
+	ASSERT_GE(nrec, 1u);
+	EXPECT_EQ(got[nrec - 1].from, loop_exit_syscall());
+	EXPECT_TRUE(kernel_addr(got[nrec - 1].to));
+	kt_run_end(&r);
+	EXPECT_EQ(kt_pinned(), 0);
+}
+
+/*
+ * The position of each of @got in @want, in order: how many of @want
+ * were skipped, or ~0 when a record is not there (out of order, twice, or
+ * foreign).
+ */
+static size_t skipped_in_order(const struct ptbts_record *got, size_t ngot,
+			       const struct ptbts_record *want, size_t nwant)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < ngot; i++, j++) {
+		while (j < nwant && memcmp(&got[i], &want[j], sizeof(got[i])))
+			j++;
+		if (j == nwant) {
+			fprintf(stderr, "record %zu {%#llx, %#llx} out of order\n",
+				i, (unsigned long long)got[i].from,
+				(unsigned long long)got[i].to);
+			return ~(size_t)0;
+		}
+	}
+	return nwant - ngot;
+}
+
+/*
+ * BLOCK with a one-page buffer: a threshold PMI every few dozen records,
+ * hundreds of them, and the thread waits for room each time.  Every user
+ * branch arrives, once and in order; each loss is announced by a LOST
+ * marker that STATUS counts too; nothing but markers and kernel entries is
+ * added.  (That nothing at all is lost does not hold yet: the NMI of the
+ * threshold PMI and the interrupts after it are recorded as entries from
+ * user mode, as the SDM says of interrupts; at the end of a lap they find
+ * the window full and the module reports them lost, once with a GAP.)
+ */
+static void block_under_pmis(bool migrate)
+{
+	const long iters = 3000;
+	const uint64_t slots = KT_PAGE / REC;
+	size_t cap = 4 * iters, n, nuser = 0, entries = 0, gaps = 0, skipped;
+	struct ptbts_record *want = calloc(cap, sizeof(*want));
+	struct ptbts_record *user = calloc(cap, sizeof(*user));
+	uint64_t tail = 0, count, waits = 0, last_from = 0, last_to = 0;
+	uint64_t lost_marked = 0, moves = 0, last_flags = 0;
+	struct ptbts_status st;
+	struct kt_run r;
+	int status = 0, done = 0;
+
+	ASSERT_TRUE(want != NULL && user != NULL);
+	n = kt_loop_expect(want, cap, iters, kt_loop_call, kt_loop_after,
+			   kt_loop_jnz);
+	ASSERT_EQ(bts_start(&r, iters, KT_PAGE, PTBTS_MODE_BLOCK), 0);
+	ASSERT_EQ(ptrace(PTRACE_CONT, r.pid, 0, 0), 0);
+	while (!done) {
+		long w = kt_wait(r.fd, r.pid, 1000000000ull, &st);
+
+		if (w == -ETIMEDOUT)
+			continue;
+		ASSERT_EQ(w, 0);
+		waits++;
+		if (migrate) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(waits % 2, &set);
+			ASSERT_EQ(sched_setaffinity(r.pid, sizeof(set), &set), 0);
+			moves++;
+		}
+		count = kt_count(&st, KT_PAGE);
+		ASSERT_LE(count - tail, slots);
+		for (; tail < count; tail++) {
+			const struct ptbts_record *rec =
+				&kt_run_recs(&r)[tail % slots];
+
+			if (PTBTS_KIND(rec->flags) == PTBTS_KIND_LOST)
+				lost_marked += rec->to;
+			else if (PTBTS_KIND(rec->flags) == PTBTS_KIND_GAP)
+				gaps++;
+			else if (kernel_addr(rec->to) && !kernel_addr(rec->from))
+				entries++;
+			else if (nuser < cap)
+				user[nuser++] = *rec;
+			last_from = rec->from;
+			last_to = rec->to;
+			last_flags = rec->flags;
+		}
+		ASSERT_EQ(kt_ack(r.fd, r.pid, tail), 0);
+		if (st.state == PTBTS_STATE_STOPPED)
+			ASSERT_EQ(waitpid(r.pid, &status, WNOHANG), 0);
+		done = st.state == PTBTS_STATE_EXITED;
+	}
+	ASSERT_EQ(waitpid(r.pid, &status, 0), r.pid);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	skipped = skipped_in_order(user, nuser, want, n);
+	fprintf(stderr, "%zu of %zu user branches, %zu entries, %llu lost, "
+		"%zu gaps, %llu PMI wakeups, %llu moves\n", nuser, n, entries,
+		(unsigned long long)st.lost, gaps, (unsigned long long)waits,
+		(unsigned long long)moves);
+	EXPECT_EQ(skipped, 0u);
+	EXPECT_EQ(st.lost, lost_marked);
+	EXPECT_GE(waits, n / slots);
+	EXPECT_GE(entries, 1u);
+	/*
+	 * The exit_group entry ends it, or a marker (LOST, or a GAP: seen at
+	 * the end of a BLOCK run on this CPU) that stands for it.
+	 */
+	if (!PTBTS_KIND(last_flags)) {
+		EXPECT_EQ(last_from, loop_exit_syscall());
+		EXPECT_TRUE(kernel_addr(last_to));
+	}
+	kt_run_end(&r);
+	free(want);
+	free(user);
+	EXPECT_EQ(kt_pinned(), 0);
+}
+
+TEST(vcpu, kmod_bts_block_under_pmis_in_order_and_counted)
+{
+	block_under_pmis(false);
+}
+
+/* The same while the tracer moves the thread from vCPU to vCPU (taskset). */
+TEST(vcpu, kmod_bts_block_exact_across_migrations)
+{
+	block_under_pmis(true);
+}
+
+/*
+ * RING with a one-page buffer: the newest records, exactly, end with the
+ * exit_group entry (with an interrupt's entry wherever one arrived).
+ */
+TEST(vcpu, kmod_bts_ring_keeps_the_newest)
+{
+	static struct ptbts_record want[3000], newest[256], user[256];
+	const uint64_t slots = KT_PAGE / REC;
+	size_t n = kt_loop_expect(want, 3000, 1000, kt_loop_call,
+				  kt_loop_after, kt_loop_jnz);
+	size_t nuser, entries;
+	uint64_t count, k;
+	struct kt_run r;
+
+	ASSERT_EQ(n, 2999u);
+	ASSERT_EQ(bts_start(&r, 1000, KT_PAGE, PTBTS_MODE_RING), 0);
+	kt_run_finish(&r);
+	count = kt_count(&r.st, KT_PAGE);
+	EXPECT_GT(count, (uint64_t)n);
+	EXPECT_EQ(r.st.wraps, count / slots);
+	EXPECT_EQ(r.st.lost, 0u);
+	for (k = count - slots; k < count; k++)
+		newest[k - (count - slots)] = kt_run_recs(&r)[k % slots];
+	entries = split(newest, slots, user, &nuser);
+	ASSERT_NE(entries, ~(size_t)0);
+	EXPECT_GE(entries, 1u);
+	EXPECT_EQ(kt_records_diff(user, &want[n - nuser], nuser), 0u);
+	EXPECT_EQ(newest[slots - 1].from, loop_exit_syscall());
+	EXPECT_TRUE(kernel_addr(newest[slots - 1].to));
+	kt_run_end(&r);
+	EXPECT_EQ(kt_pinned(), 0);
+}
+
+/*
+ * Linux's own consumer of BTS: the intel_bts AUX PMU, user mode only, on
+ * the same program.  Returns the number of records copied to @out, or -1.
+ */
+static long intel_bts_run(void (*fn)(long), long arg,
+			  struct ptbts_record *out, size_t max)
+{
+	const size_t page = KT_PAGE, data = 2 * page, aux = 64 * page;
+	struct perf_event_attr a;
+	struct perf_event_mmap_page *pc;
+	void *base, *auxp;
+	pid_t pid;
+	long n;
+	int fd, st;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = read_int("/sys/bus/event_source/devices/intel_bts/type");
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	pid = kt_seq_start(fn, arg);
+	if (pid < 0)
+		return -1;
+	fd = syscall(SYS_perf_event_open, &a, pid, -1, -1, 0);
+	if (fd < 0) {
+		fprintf(stderr, "perf_event_open(intel_bts): %s\n", strerror(errno));
+		kt_reap(pid);
+		return -1;
+	}
+	base = mmap(NULL, page + data, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED)
+		return -1;
+	pc = base;
+	pc->aux_offset = page + data;
+	pc->aux_size = aux;
+	auxp = mmap(NULL, aux, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    (off_t)pc->aux_offset);
+	if (auxp == MAP_FAILED) {
+		fprintf(stderr, "mmap(aux): %s\n", strerror(errno));
+		return -1;
+	}
+	st = kt_seq_finish(pid);
+	if (!WIFEXITED(st))
+		return -1;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	n = (long)(pc->aux_head / REC);
+	if ((size_t)n > max)
+		n = (long)max;
+	memcpy(out, auxp, (size_t)n * REC);
+	munmap(auxp, aux);
+	munmap(base, page + data);
+	close(fd);
+	return n;
+}
+
+/*
+ * Linux's intel_bts and kmod-bts on the same program, on the same CPU:
+ * the same user branches, record for record, and the same exit into the
+ * kernel.
+ */
+TEST(vcpu, intel_bts_agrees_with_kmod_bts)
+{
+	static struct ptbts_record linux_recs[1024], linux_user[1024];
+	static struct ptbts_record ours_user[1024];
+	size_t nlinux_user, nours_user, nours;
+	long nlinux = intel_bts_run(kt_seq_loop, 100, linux_recs, 1024);
+	struct kt_run r;
+	int st;
+
+	ASSERT_GT(nlinux, 0);
+	ASSERT_NE(split(linux_recs, (size_t)nlinux, linux_user, &nlinux_user),
+		  ~(size_t)0);
+	ASSERT_EQ(bts_start(&r, 100, 16 * KT_PAGE, PTBTS_MODE_RING), 0);
+	st = kt_run_finish(&r);
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	nours = r.st.head / REC;
+	ASSERT_LE(nours, 1024u);
+	ASSERT_NE(split(kt_run_recs(&r), nours, ours_user, &nours_user),
+		  ~(size_t)0);
+	EXPECT_EQ(nlinux_user, 299u);
+	ASSERT_EQ(nours_user, nlinux_user);
+	EXPECT_EQ(kt_records_diff(ours_user, linux_user, nours_user), 0u);
+	ASSERT_GE(nours, 1u);
+	EXPECT_EQ(kt_run_recs(&r)[nours - 1].from,
+		  linux_recs[nlinux - 1].from);
+	EXPECT_EQ(kt_run_recs(&r)[nours - 1].to, linux_recs[nlinux - 1].to);
+	kt_run_end(&r);
+	EXPECT_EQ(kt_pinned(), 0);
+}
+
+/*
+ * The second boot, PTI on (vcpu-run): the CPU has BTS, but the vmap alias
+ * of the tracer's pages is absent from the user page tables, so kmod-bts
+ * refuses for PTI, as Linux's intel_bts does (it does not register).
+ */
+TEST(vcpu_pti, kmod_bts_refused_as_intel_bts_is)
+{
+	struct ptbts_caps c;
+
+	EXPECT_TRUE(cpuinfo_has("pti"));
+	EXPECT_TRUE(cpuinfo_has("bts"));
+	ASSERT_EQ(kt_caps(&c), 0);
+	EXPECT_EQ(c.unavail[PTBTS_SOURCE_KMOD_BTS], (unsigned)PTBTS_UNAVAIL_PTI);
+	EXPECT_EQ(c.percpu_unavail, (unsigned)PTBTS_UNAVAIL_PTI);
+	EXPECT_EQ(c.sources & (1u << PTBTS_SOURCE_KMOD_BTS), 0u);
+	EXPECT_NE(access("/sys/bus/event_source/devices/intel_bts", F_OK), 0);
+}
