@@ -13,9 +13,9 @@
  * returns to user mode with it set again: the instruction after the
  * syscall then runs with no trap before it, and the next trap comes one
  * instruction late.  That instruction is classified too.  rt_sigreturn
- * returns elsewhere, to the pc it restored from its frame, which a return
- * probe on the syscall takes from the registers (step_sigret.c): a frame
- * read before the syscall ran could differ from what it restored.
+ * returns elsewhere, to the pc it restored from its frame, which the
+ * thread's task_work takes from the registers after the syscall ran
+ * (step_sigret.c): a frame read before could differ from what it restored.
  *
  * The notifier runs with interrupts off and never sleeps: code is read with
  * copy_from_user_nofault() (a failure is a GAP marker, never a guess), the
@@ -138,7 +138,7 @@ static void ptbts_step_after_syscall(struct ptbts_step *st,
 	struct ptbts_insn insn;
 
 	if (ptbts_step_is_sigret(st->prev_ax, mode64)) {
-		/* Where it went is unknown (the probe missed it): say so. */
+		/* Where it went is unknown (not seen to run): say so. */
 		if (!st->sigret_ok) {
 			ptbts_step_emit(st, t, 0, PTBTS_GAP_UNREADABLE,
 					PTBTS_KIND_GAP);
@@ -192,7 +192,7 @@ void ptbts_step_pend(struct ptbts_step *st, struct pt_regs *regs)
 	st->prev_pc = regs->ip;
 	st->prev_ax = regs->ax;
 	st->has_prev = true;
-	/* Set by the return probe if this is an rt_sigreturn that ran. */
+	/* Set after an rt_sigreturn that ran (step_sigret.c). */
 	st->sigret_ok = false;
 }
 
