@@ -213,6 +213,27 @@ static void ptbts_step_trap(struct ptbts_step *st, struct ptbts_thread *t,
 }
 
 /*
+ * The same trap may have other causes than the module's step: a hardware
+ * breakpoint of a ptrace watchpoint (hw_breakpoint's notifier, which runs
+ * first, moved its bit from DR6 into virtual_dr6 for the signal), or a
+ * bus lock.  Then only the step is the module's: its bit goes, from what
+ * the kernel sends and from what PTRACE_PEEKUSER shows as DR6 (exc_debug_user()
+ * starts virtual_dr6 with it), and the rest goes on to the SIGTRAP.
+ *
+ * Return: whether the trap must go on.
+ */
+static bool ptbts_step_shared(unsigned long *dr6)
+{
+	struct thread_struct *th = &current->thread;
+
+	if (!(*dr6 & ~DR_STEP) && !(th->virtual_dr6 & DR_TRAP_BITS))
+		return false;
+	*dr6 &= ~DR_STEP;
+	th->virtual_dr6 &= ~DR_STEP;
+	return true;
+}
+
+/*
  * Whose single-step is this?  Ours only when the task is in the table and
  * the trap came from user mode.  A ptrace single-step of the same thread
  * (TIF_SINGLESTEP) is recorded too, but left to ptrace, which turns it into
@@ -248,6 +269,8 @@ static int ptbts_step_notify(struct notifier_block *nb, unsigned long val,
 		/* The attachment ended while the thread ran: take the flag back. */
 		regs->flags &= ~X86_EFLAGS_TF;
 	}
+	if (ret == NOTIFY_STOP && ptbts_step_shared(dr6))
+		ret = NOTIFY_DONE;
 out:
 	rcu_read_unlock();
 	return ret;
