@@ -19,6 +19,17 @@
  *
  * A 32-bit thread returns through the compat rt_sigreturn (173) or
  * sigreturn (119), entered by int $0x80: both are probed too.
+ *
+ * Why a kprobe on syscall symbols: nothing exported tells a module that a
+ * thread entered a syscall.  The raw_syscalls tracepoints are not exported
+ * to modules, syscall stops belong to the tracer, and the frame, read at
+ * the trap before the syscall, is user memory that the program or a
+ * tracer may change before the kernel reads it.  register_kprobes() is
+ * exported; what is private is the symbol names (__x64_sys_rt_sigreturn,
+ * __ia32_compat_sys_rt_sigreturn, __ia32_compat_sys_sigreturn) and that
+ * nothing runs task_work between the syscall's entry and its exit to user
+ * mode: checked on the kernels Kbuild names, and the build refuses
+ * others.
  */
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
