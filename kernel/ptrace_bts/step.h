@@ -46,9 +46,15 @@ struct pt_regs;
  * @sig_from:  the pc a signal interrupted, until the handler's frame is set
  * @has_prev:  @prev_pc is known
  * @sigret_ok: @sigret_pc is known
+ * @sigret_wait: an rt_sigreturn is running: the task_work looks where it
+ *             resumed (step_sigret.c)
  * @up_wait:   the int3 at @prev_pc went to uprobes without the trap flag:
  *             the task_work takes over once uprobes is done (step_uprobe.c)
  * @sig_pending: a caught signal is being delivered
+ * @frame_off: where the flags are in the frame being written for it, 0
+ *             when it needs no change (step_frame.c)
+ * @frame32:   they are 32 bits wide
+ * @frame_handler: the handler the frame is for
  * @in_gap:    a GAP marker was written and no instruction decoded since
  * @off:       the program cleared the trap flag: recording ended
  * @ndefer:    records in @defer
@@ -77,8 +83,12 @@ struct ptbts_step {
 	u64 sig_from;
 	bool has_prev;
 	bool sigret_ok;
+	bool sigret_wait;
 	bool up_wait;
 	bool sig_pending;
+	bool frame32;
+	u16 frame_off;
+	unsigned long frame_handler;
 	bool in_gap;
 	bool off;
 	u32 ndefer;
@@ -110,8 +120,15 @@ int ptbts_step_uprobe_init(void);
 void ptbts_step_uprobe_exit(void);
 void ptbts_step_uprobe_done(struct ptbts_step *st);
 
+/* step_frame.c */
+struct k_sigaction;
+void ptbts_step_frame_note(struct ptbts_step *st, const struct k_sigaction *ka,
+			   const struct pt_regs *regs);
+void ptbts_step_frame_untf(struct ptbts_step *st);
+
 /* step_sigret.c */
 bool ptbts_step_is_sigret(u64 nr, bool mode64);
+void ptbts_step_sigret_done(struct ptbts_step *st);
 int ptbts_step_sigret_init(void);
 void ptbts_step_sigret_exit(void);
 

@@ -16,8 +16,9 @@
  *    signal_deliver (before the frame is written) notes the interrupted pc,
  *    and a task_work, which runs once the frame is set up and before the
  *    thread returns to user mode, writes the SIGNAL record {interrupted pc
- *    -> handler} and sets the flag again.  sigreturn restores the flag from
- *    the frame (step_trap.c writes its record);
+ *    -> handler} and sets the flag again.  The frame keeps no flag of the
+ *    module's (step_frame.c): after rt_sigreturn the same task_work sets
+ *    it again (step_sigret.c), and step_trap.c writes its record;
  *  - in BLOCK mode, records that found the buffer full wait in the same
  *    task_work for the tracer's ACK, giving way to signals, stops and the
  *    freezer;
@@ -65,6 +66,7 @@ static void ptbts_step_signal_done(struct ptbts_step *st)
 	if (!st->sig_pending)
 		return;
 	st->sig_pending = false;
+	ptbts_step_frame_untf(st);
 	rcu_read_lock();
 	t = ptbts_step_armed(st);
 	if (t && !st->off) {
@@ -138,6 +140,7 @@ static void ptbts_step_work(struct callback_head *cb)
 
 	/* Anything queued from here on needs a new run. */
 	clear_bit(0, &st->tw_queued);
+	ptbts_step_sigret_done(st);
 	ptbts_step_uprobe_done(st);
 	ptbts_step_signal_done(st);
 	ptbts_step_drain(st, t);
@@ -262,6 +265,7 @@ void ptbts_step_on_signal(void *data, int sig, struct kernel_siginfo *info,
 		st->has_prev = false;
 		st->sig_from = regs->ip;
 		st->sig_pending = true;
+		ptbts_step_frame_note(st, ka, regs);
 		ptbts_step_queue_work(st, t);
 	}
 	rcu_read_unlock();

@@ -4,17 +4,32 @@
  *
  * The syscall runs with the trap flag masked and restores the registers
  * from the signal frame; the next trap comes one instruction after the pc
- * it restored.  That pc is taken from the restored registers, by a return
- * probe on the syscall, in the thread's own context: the frame itself is
- * user memory that the program, another thread or a tracer (at the syscall
- * entry stop) may change before the kernel reads it, and it is gone once
- * the syscall ran.
+ * it restored.  That pc is taken from the restored registers, in the
+ * thread's own context once the syscall ran: a probe at the syscall's
+ * entry queues the thread's task_work, which runs before the thread
+ * returns to user mode.  The frame itself is user memory that the
+ * program, another thread or a tracer (at the syscall entry stop) may
+ * change before the kernel reads it, and it is gone once the syscall ran.
  *
- * A 32-bit thread (issue 9) returns through the compat rt_sigreturn (173)
- * or sigreturn (119), entered by int $0x80: both are probed too.
+ * The same task_work sets the module's trap flag again, which no signal
+ * frame keeps (step_frame.c): also the frame of a handler that ran before
+ * the thread was attached gives the thread back stepped.  A kprobe never
+ * misses a thread (a kretprobe can, with more threads in the syscall than
+ * its instances), and task_work_add() fails only for an exiting thread.
  *
- * Without kretprobes, the pc stays unknown and each rt_sigreturn of a
- * stepped thread ends in a GAP marker (step_trap.c).
+ * A 32-bit thread returns through the compat rt_sigreturn (173) or
+ * sigreturn (119), entered by int $0x80: both are probed too.
+ *
+ * Why a kprobe on syscall symbols: nothing exported tells a module that a
+ * thread entered a syscall.  The raw_syscalls tracepoints are not exported
+ * to modules, syscall stops belong to the tracer, and the frame, read at
+ * the trap before the syscall, is user memory that the program or a
+ * tracer may change before the kernel reads it.  register_kprobes() is
+ * exported; what is private is the symbol names (__x64_sys_rt_sigreturn,
+ * __ia32_compat_sys_rt_sigreturn, __ia32_compat_sys_sigreturn) and that
+ * nothing runs task_work between the syscall's entry and its exit to user
+ * mode: checked on the kernels Kbuild names, and the build refuses
+ * others.
  */
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
@@ -45,75 +60,79 @@ bool ptbts_step_is_sigret(u64 nr, bool mode64)
 	       (u32)nr == PTBTS_NR32_RT_SIGRETURN;
 }
 
-#ifdef CONFIG_KRETPROBES
-static int ptbts_sigret_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+/* At the syscall's entry: the task_work looks once it ran. */
+static int ptbts_sigret_entry(struct kprobe *kp, struct pt_regs *regs)
 {
+	struct ptbts_thread *t;
 	struct ptbts_step *st;
 
 	rcu_read_lock();
 	st = ptbts_step_find(current);
-	/* Pending since the trap before it: this syscall instruction. */
-	if (st && st->has_prev &&
-	    ptbts_step_is_sigret(st->prev_ax, user_64bit_mode(current_pt_regs()))) {
-		st->sigret_pc = current_pt_regs()->ip;
-		st->sigret_ok = true;
+	t = st ? rcu_dereference(st->thread) : NULL;
+	if (t && !st->off) {
+		st->sigret_wait = true;
+		ptbts_step_queue_work(st, t);
 	}
 	rcu_read_unlock();
 	return 0;
 }
 
-/* Instances are held only while the syscall runs. */
-static struct kretprobe ptbts_sigret_probe = {
-	.handler	= ptbts_sigret_ret,
-	.kp.symbol_name	= "__x64_sys_rt_sigreturn",
-	.maxactive	= 64,
+/**
+ * ptbts_step_sigret_done() - the rt_sigreturn current entered has run
+ * @st: the state of current, from its task_work
+ */
+void ptbts_step_sigret_done(struct ptbts_step *st)
+{
+	struct pt_regs *regs = current_pt_regs();
+
+	if (!st->sigret_wait)
+		return;
+	st->sigret_wait = false;
+	/* Pending since the trap before it: this syscall instruction. */
+	if (st->has_prev &&
+	    ptbts_step_is_sigret(st->prev_ax, user_64bit_mode(regs))) {
+		st->sigret_pc = regs->ip;
+		st->sigret_ok = true;
+	}
+	/* Stepped on, ptrace's single-step aside. */
+	rcu_read_lock();
+	if (rcu_access_pointer(st->thread) && !st->off &&
+	    !test_thread_flag(TIF_SINGLESTEP))
+		ptbts_step_rearm();
+	rcu_read_unlock();
+}
+
+static struct kprobe ptbts_sigret_probes[] = {
+	{ .symbol_name = "__x64_sys_rt_sigreturn",
+	  .pre_handler = ptbts_sigret_entry },
+#ifdef CONFIG_IA32_EMULATION
+	{ .symbol_name = "__ia32_compat_sys_rt_sigreturn",
+	  .pre_handler = ptbts_sigret_entry },
+	{ .symbol_name = "__ia32_compat_sys_sigreturn",
+	  .pre_handler = ptbts_sigret_entry },
+#endif
 };
 
-#ifdef CONFIG_IA32_EMULATION
-static struct kretprobe ptbts_sigret32_probes[] = {
-	{
-		.handler	= ptbts_sigret_ret,
-		.kp.symbol_name	= "__ia32_compat_sys_rt_sigreturn",
-		.maxactive	= 64,
-	}, {
-		.handler	= ptbts_sigret_ret,
-		.kp.symbol_name	= "__ia32_compat_sys_sigreturn",
-		.maxactive	= 64,
-	},
-};
-static struct kretprobe *ptbts_sigret_probes[] = {
-	&ptbts_sigret_probe, &ptbts_sigret32_probes[0], &ptbts_sigret32_probes[1],
-};
-#else
-static struct kretprobe *ptbts_sigret_probes[] = { &ptbts_sigret_probe };
-#endif
+static struct kprobe *ptbts_sigret_kps[ARRAY_SIZE(ptbts_sigret_probes)];
 
 /**
- * ptbts_step_sigret_init() - probe rt_sigreturn's return
+ * ptbts_step_sigret_init() - probe rt_sigreturn's entry
  *
  * Return: 0 or a negative errno.
  */
 int ptbts_step_sigret_init(void)
 {
-	return register_kretprobes(ptbts_sigret_probes,
-				   ARRAY_SIZE(ptbts_sigret_probes));
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ptbts_sigret_probes); i++)
+		ptbts_sigret_kps[i] = &ptbts_sigret_probes[i];
+	return register_kprobes(ptbts_sigret_kps, ARRAY_SIZE(ptbts_sigret_kps));
 }
 
 /**
- * ptbts_step_sigret_exit() - remove the probe; waits for running handlers
+ * ptbts_step_sigret_exit() - remove the probes; waits for running handlers
  */
 void ptbts_step_sigret_exit(void)
 {
-	unregister_kretprobes(ptbts_sigret_probes,
-			      ARRAY_SIZE(ptbts_sigret_probes));
+	unregister_kprobes(ptbts_sigret_kps, ARRAY_SIZE(ptbts_sigret_kps));
 }
-#else
-int ptbts_step_sigret_init(void)
-{
-	return 0;
-}
-
-void ptbts_step_sigret_exit(void)
-{
-}
-#endif

@@ -13,9 +13,9 @@
  * returns to user mode with it set again: the instruction after the
  * syscall then runs with no trap before it, and the next trap comes one
  * instruction late.  That instruction is classified too.  rt_sigreturn
- * returns elsewhere, to the pc it restored from its frame, which a return
- * probe on the syscall takes from the registers (step_sigret.c): a frame
- * read before the syscall ran could differ from what it restored.
+ * returns elsewhere, to the pc it restored from its frame, which the
+ * thread's task_work takes from the registers after the syscall ran
+ * (step_sigret.c): a frame read before could differ from what it restored.
  *
  * The notifier runs with interrupts off and never sleeps: code is read with
  * copy_from_user_nofault() (a failure is a GAP marker, never a guess), the
@@ -138,7 +138,7 @@ static void ptbts_step_after_syscall(struct ptbts_step *st,
 	struct ptbts_insn insn;
 
 	if (ptbts_step_is_sigret(st->prev_ax, mode64)) {
-		/* Where it went is unknown (the probe missed it): say so. */
+		/* Where it went is unknown (not seen to run): say so. */
 		if (!st->sigret_ok) {
 			ptbts_step_emit(st, t, 0, PTBTS_GAP_UNREADABLE,
 					PTBTS_KIND_GAP);
@@ -192,7 +192,7 @@ void ptbts_step_pend(struct ptbts_step *st, struct pt_regs *regs)
 	st->prev_pc = regs->ip;
 	st->prev_ax = regs->ax;
 	st->has_prev = true;
-	/* Set by the return probe if this is an rt_sigreturn that ran. */
+	/* Set after an rt_sigreturn that ran (step_sigret.c). */
 	st->sigret_ok = false;
 }
 
@@ -210,6 +210,27 @@ static void ptbts_step_trap(struct ptbts_step *st, struct ptbts_thread *t,
 		return;
 	}
 	ptbts_step_pend(st, regs);
+}
+
+/*
+ * The same trap may have other causes than the module's step: a hardware
+ * breakpoint of a ptrace watchpoint (hw_breakpoint's notifier, which runs
+ * first, moved its bit from DR6 into virtual_dr6 for the signal), or a
+ * bus lock.  Then only the step is the module's: its bit goes, from what
+ * the kernel sends and from what PTRACE_PEEKUSER shows as DR6 (exc_debug_user()
+ * starts virtual_dr6 with it), and the rest goes on to the SIGTRAP.
+ *
+ * Return: whether the trap must go on.
+ */
+static bool ptbts_step_shared(unsigned long *dr6)
+{
+	struct thread_struct *th = &current->thread;
+
+	if (!(*dr6 & ~DR_STEP) && !(th->virtual_dr6 & DR_TRAP_BITS))
+		return false;
+	*dr6 &= ~DR_STEP;
+	th->virtual_dr6 &= ~DR_STEP;
+	return true;
 }
 
 /*
@@ -253,6 +274,8 @@ static int ptbts_step_notify(struct notifier_block *nb, unsigned long val,
 		/* The attachment ended while the thread ran: take the flag back. */
 		regs->flags &= ~X86_EFLAGS_TF;
 	}
+	if (ret == NOTIFY_STOP && ptbts_step_shared(dr6))
+		ret = NOTIFY_DONE;
 out:
 	rcu_read_unlock();
 	return ret;

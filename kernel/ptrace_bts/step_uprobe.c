@@ -30,6 +30,17 @@
  * An int3 that was no uprobe's (uprobes then sends the SIGTRAP itself)
  * reads as an int3 from the file too, and stays pending as it would have
  * without uprobes.  A thread that ptrace single-steps is left alone.
+ *
+ * Why uprobes' private test: uprobes exports uprobe_register() for probes
+ * of one's own, but no way to learn that it is about to take over a
+ * thread for someone else's probe, nor to hand it a thread whose trap
+ * flag is not the program's.  The early notifier shares INT_MAX with
+ * hw_breakpoint's (registered first, so it runs first) and only reads
+ * uprobes' state (MMF_HAS_UPROBES, utask->return_instances,
+ * utask->active_uprobe) and clears the module's own flag.  That state and
+ * the order of TIF_UPROBE before task_work on the way to user mode are
+ * uprobes' and the entry code's inside: checked on the kernels Kbuild
+ * names, and the build refuses others.
  */
 #include <linux/file.h>
 #include <linux/fs.h>
