@@ -4,10 +4,10 @@
  *
  * At each single-step trap of a stepped thread the instruction it was
  * about to run at the previous trap has run, and the pc says where it
- * went: a control transfer whose next pc is not the fall-through (or that
- * always transfers) is a taken branch, {its address -> the pc}, exactly the
- * rule of libbts's ptrace-step (bts_insn_taken()), so that both sources
- * give the same records for the same run.
+ * went: a control transfer whose next pc is not the instruction after it
+ * (or that always transfers) is a taken branch, {its address -> the pc},
+ * exactly the rule of libbts's ptrace-step (bts_insn_taken()), so that both
+ * sources give the same records for the same run.
  *
  * A syscall (and an int) runs with the trap flag masked, and the kernel
  * returns to user mode with it set again: the instruction after the
@@ -128,7 +128,7 @@ static int ptbts_step_fetch(struct ptbts_step *st, struct ptbts_thread *t,
 
 /*
  * The pending syscall at @st->prev_pc ran; the thread then resumed at the
- * fall-through, or where rt_sigreturn's frame said, and has reached @pc.
+ * next instruction, or where rt_sigreturn's frame said, and has reached @pc.
  */
 static void ptbts_step_after_syscall(struct ptbts_step *st,
 				     struct ptbts_thread *t, u64 len, u64 pc,
