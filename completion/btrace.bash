@@ -55,7 +55,11 @@ _btrace()
 		COMPREPLY=($(compgen -W "block ring" -- "$cur"))
 		return ;;
 	--format)
-		COMPREPLY=($(compgen -W "compact raw" -- "$cur"))
+		if [[ $cmd == export ]]; then
+			COMPREPLY=($(compgen -W "folded speedscope chrome" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "compact raw" -- "$cur"))
+		fi
 		return ;;
 	-p | --pid | --attach)
 		COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur"))
