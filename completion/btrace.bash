@@ -56,7 +56,7 @@ _btrace()
 		return ;;
 	--format)
 		if [[ $cmd == export ]]; then
-			COMPREPLY=($(compgen -W "folded speedscope chrome" -- "$cur"))
+			COMPREPLY=($(compgen -W "folded speedscope chrome perfetto" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "compact raw" -- "$cur"))
 		fi

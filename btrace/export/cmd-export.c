@@ -25,6 +25,8 @@ static const struct command_help export_help = {
 	"  speedscope   speedscope's JSON: one evented profile per thread\n"
 	"  chrome       the Trace Event Format (JSON, B and E events), for\n"
 	"               Perfetto and chrome://tracing\n"
+	"  perfetto     Perfetto's protobuf trace (binary), for histories too\n"
+	"               big for JSON\n"
 	"\n"
 	"Trace records carry no timestamps: the clock of every format counts\n"
 	"instructions (a viewer showing microseconds shows instructions).  A\n"
@@ -43,6 +45,7 @@ static const struct {
 	{ "folded", &export_folded },
 	{ "speedscope", &export_speedscope },
 	{ "chrome", &export_chrome },
+	{ "perfetto", &export_perfetto },
 };
 
 static const char *parse_format(const char *arg, void *value)
@@ -52,7 +55,7 @@ static const char *parse_format(const char *arg, void *value)
 			*(const struct export_ops **)value = formats[i].ops;
 			return NULL;
 		}
-	return "is not a format (folded, speedscope, chrome)";
+	return "is not a format (folded, speedscope, chrome, perfetto)";
 }
 
 static bool has_thread(const struct bts_trace *t, pid_t tid)
@@ -99,7 +102,7 @@ int cmd_export(int argc, char **argv)
 	struct dump_opts o = { .view = VIEW_CALLS, .line_range = true };
 	const struct export_ops *ops = NULL;
 	const struct option opts[] = {
-		OPT_CALLBACK(0, "format", "FORMAT", &ops, "folded, speedscope or chrome", parse_format),
+		OPT_CALLBACK(0, "format", "FORMAT", &ops, "folded, speedscope, chrome or perfetto", parse_format),
 		OPT_CALLBACK(0, "from", "N", &o.from, "only segments from number N on", parse_count),
 		OPT_CALLBACK(0, "to", "M", &o.to, "only segments up to number M", parse_count),
 		OPT_CALLBACK(0, "thread", "TID", &o.thread, "only thread TID", parse_pid),

@@ -54,7 +54,7 @@ struct export_out {
 };
 
 extern const struct export_ops export_folded, export_chrome,
-	export_speedscope;
+	export_speedscope, export_perfetto;
 
 /* A frame's name as dump --calls prints it: func, "??", "?? from FILE". */
 const char *export_frame_name(const struct export_frame *f, char *buf,

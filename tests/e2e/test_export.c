@@ -3,8 +3,10 @@
  * btrace export on seq-calls: the calls of calls_run (main -> calls_run ->
  * calls_f -> calls_g, a recursion, a tail call) as folded stacks with
  * exact instruction weights, and as the Trace Event Format and
- * speedscope's format, read back by Python's json parser and checked
- * (balanced frames, clock never going back) event for event.
+ * speedscope's format, read back by Python's json parser, and as
+ * Perfetto's protobuf, read back by a decoder of the protobuf wire format
+ * with the published field numbers; each checked (balanced frames, clock
+ * never going back) event for event.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,11 +26,40 @@
  */
 static const char checker[] =
 "import json, sys\n"
-"d = json.load(open(sys.argv[1]))\n"
 "def fail(m):\n"
 "    sys.exit('bad export: ' + m)\n"
+"def varint(b, i):\n"
+"    v = s = 0\n"
+"    while True:\n"
+"        v |= (b[i] & 0x7f) << s\n"
+"        s += 7\n"
+"        i += 1\n"
+"        if not b[i - 1] & 0x80: return v, i\n"
+"def fields(b):\n"
+"    i, out = 0, {}\n"
+"    while i < len(b):\n"
+"        tag, i = varint(b, i)\n"
+"        if tag & 7 == 0: v, i = varint(b, i)\n"
+"        elif tag & 7 == 2:\n"
+"            n, i = varint(b, i)\n"
+"            v, i = b[i:i + n], i + n\n"
+"        else: fail('wire type %d' % (tag & 7))\n"
+"        out.setdefault(tag >> 3, []).append(v)\n"
+"    return out\n"
 "threads = []\n"
-"if sys.argv[2] == 'chrome':\n"
+"if sys.argv[2] == 'perfetto':\n"
+"    for pk in fields(open(sys.argv[1], 'rb').read())[1]:\n"
+"        f = fields(pk)\n"
+"        if 60 in f:\n"
+"            td = fields(f[60][0])\n"
+"            threads.append((td[1][0], []))\n"
+"            continue\n"
+"        te = fields(f[11][0])\n"
+"        if te[11][0] != threads[-1][0]: fail('track')\n"
+"        name = te[23][0].decode() if 23 in te else None\n"
+"        threads[-1][1].append(('O' if te[9][0] == 1 else 'C', name, f[8][0]))\n"
+"elif sys.argv[2] == 'chrome':\n"
+"    d = json.load(open(sys.argv[1]))\n"
 "    assert d['otherData']['clock'] == 'instructions'\n"
 "    cur = {}\n"
 "    for e in d['traceEvents']:\n"
@@ -39,6 +70,7 @@ static const char checker[] =
 "        else:\n"
 "            cur[t].append((e['ph'].replace('B', 'O').replace('E', 'C'), e.get('name'), e['ts']))\n"
 "else:\n"
+"    d = json.load(open(sys.argv[1]))\n"
 "    assert d['$schema'] == 'https://www.speedscope.app/file-format-schema.json'\n"
 "    frames = d['shared']['frames']\n"
 "    for p in d['profiles']:\n"
@@ -159,8 +191,8 @@ TEST(export, folded_exact)
 	recorded_free(&r);
 }
 
-/* Both JSON formats parse and say the same: calls_run -> f -> g. */
-static void json_format(const char *format)
+/* Every viewer format parses and says the same: calls_run -> f -> g. */
+static void viewer_format(const char *format)
 {
 	char *path = harness_path(harness_tmpdir(), format), want[512];
 	char *argv[] = { "/usr/bin/python3", "-c", (char *)checker, path,
@@ -174,7 +206,7 @@ static void json_format(const char *format)
 	export(&r, format, r.n0, r.n0 + 2, &out);
 	f = fopen(path, "w");
 	ASSERT_TRUE(f != NULL);
-	fputs(out.out, f);
+	fwrite(out.out, 1, out.out_len, f);
 	ASSERT_EQ(fclose(f), 0);
 	if (harness_run(argv, TIMEOUT, &py))
 		FAIL("%s: %s", format, py.err);
@@ -206,12 +238,18 @@ static void json_format(const char *format)
 
 TEST(export, chrome_parses)
 {
-	json_format("chrome");
+	viewer_format("chrome");
 }
 
 TEST(export, speedscope_parses)
 {
-	json_format("speedscope");
+	viewer_format("speedscope");
+}
+
+/* Perfetto's protobuf, read with the wire format's own rules. */
+TEST(export, perfetto_parses)
+{
+	viewer_format("perfetto");
 }
 
 /* Bad command lines and files: a message and the usual codes. */
