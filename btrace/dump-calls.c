@@ -71,14 +71,14 @@ void dump_call_json(pid_t tid, const struct bts_segment *s)
 	puts("}");
 }
 
-int dump_calls(struct dump_ctx *c, size_t thread)
+struct bts_call_history *dump_calls_build(struct dump_ctx *c, size_t thread,
+					  bool lines)
 {
 	const struct bts_thread_info *th = bts_trace_thread(c->trace, thread);
 	struct bts_call_history *h;
-	uint64_t lo, hi;
 	BTS_OPTS(bts_calls_opts, opts,
 		 .sym = dump_symbolizer(c, th->pid),
-		 .lines = c->o->line_range);
+		 .lines = lines);
 	struct bts_insn_decoder *d;
 	int ret;
 
@@ -90,8 +90,20 @@ int dump_calls(struct dump_ctx *c, size_t thread)
 	ret = bts_call_history_build(c->trace, thread, &opts, &h);
 	if (ret < 0) {
 		error_bts(ret, "%s: thread %d", c->path, (int)th->tid);
-		return EXIT_FAILED;
+		return NULL;
 	}
+	return h;
+}
+
+int dump_calls(struct dump_ctx *c, size_t thread)
+{
+	const struct bts_thread_info *th = bts_trace_thread(c->trace, thread);
+	struct bts_call_history *h = dump_calls_build(c, thread,
+						      c->o->line_range);
+	uint64_t lo, hi;
+
+	if (!h)
+		return EXIT_FAILED;
 	if (!c->o->json)
 		printf("thread %d (process %d)\n", (int)th->tid, (int)th->pid);
 	if (dump_range(c->o, 1, bts_call_history_count(h), &lo, &hi)) {

@@ -148,23 +148,11 @@ static int walk_thread(struct dump_ctx *c, struct export_out *x,
 static int export_thread(struct dump_ctx *c, struct export_out *x, size_t i)
 {
 	const struct bts_thread_info *th = bts_trace_thread(c->trace, i);
-	struct bts_call_history *h;
-	BTS_OPTS(bts_calls_opts, opts,
-		 .sym = dump_symbolizer(c, th->pid),
-		 .lines = true);
-	struct bts_insn_decoder *d;
+	struct bts_call_history *h = dump_calls_build(c, i, true);
 	int ret;
 
-	/* Only for its warnings: the history makes its own decoder. */
-	if (bts_insn_decoder_alloc(c->trace, i, NULL, &d) == 0) {
-		dump_decoder_warnings(c, th->pid, d);
-		bts_insn_decoder_free(d);
-	}
-	ret = bts_call_history_build(c->trace, i, &opts, &h);
-	if (ret < 0) {
-		error_bts(ret, "%s: thread %d", c->path, (int)th->tid);
+	if (!h)
 		return EXIT_FAILED;
-	}
 	x->pid = th->pid;
 	x->tid = th->tid;
 	ret = walk_thread(c, x, h);
