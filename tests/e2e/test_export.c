@@ -119,6 +119,7 @@ struct recorded {
 	char *btr;
 	struct harness_cmd rec, dump;
 	uint64_t n0, first;	/* calls_run's first call: segment, insn */
+	uint64_t tid;
 };
 
 static void record_calls(struct recorded *r)
@@ -132,6 +133,7 @@ static void record_calls(struct recorded *r)
 	ASSERT_TRUE(l != NULL);
 	r->n0 = num(l, "n");
 	r->first = num(l, "first");
+	r->tid = num(l, "tid");
 }
 
 static void recorded_free(struct recorded *r)
@@ -250,6 +252,44 @@ TEST(export, speedscope_parses)
 TEST(export, perfetto_parses)
 {
 	viewer_format("perfetto");
+}
+
+/* protoc reads it with Perfetto's definitions (the subset we write). */
+TEST(export, perfetto_decodes_with_protoc)
+{
+	char *path = harness_path(harness_tmpdir(), "t.pftrace"), *sh, want[512];
+	char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+	struct harness_cmd out, pc;
+	struct recorded r;
+	FILE *f;
+
+	record_calls(&r);
+	export(&r, "perfetto", r.n0, r.n0 + 2, &out);
+	f = fopen(path, "w");
+	ASSERT_TRUE(f != NULL);
+	fwrite(out.out, 1, out.out_len, f);
+	ASSERT_EQ(fclose(f), 0);
+	ASSERT_TRUE(asprintf(&sh, "/usr/bin/protoc --decode=perfetto.protos.Trace "
+			     "-I %s/tests/e2e perfetto_min.proto < %s",
+			     BTS_SRC_DIR, path) > 0);
+	argv[2] = sh;
+	if (harness_run(argv, TIMEOUT, &pc))
+		FAIL("protoc: %s", pc.err);
+	snprintf(want, sizeof(want),
+		 "packet {\n  timestamp: %" PRIu64 "\n"
+		 "  trusted_packet_sequence_id: 1\n  track_event {\n"
+		 "    type: TYPE_SLICE_BEGIN\n    track_uuid: %" PRIu64 "\n"
+		 "    name: \"calls_g\"\n  }\n}\n", r.first + 2, r.tid);
+	if (!strstr(pc.out, want))
+		FAIL("no\n%sin\n%s", want, pc.out);
+	snprintf(want, sizeof(want), "  track_descriptor {\n    uuid: %" PRIu64
+		 "\n    name: \"thread %" PRIu64 " ", r.tid, r.tid);
+	EXPECT_TRUE(strstr(pc.out, want) != NULL);
+	harness_cmd_free(&pc);
+	harness_cmd_free(&out);
+	recorded_free(&r);
+	free(sh);
+	free(path);
 }
 
 /* Bad command lines and files: a message and the usual codes. */
