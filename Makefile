@@ -91,9 +91,11 @@ $(LIB_SO): $(LIB_PIC)
 	$(Q)ln -sf libbts.so.$(LIBBTS_MAJOR) $(O)/libbts.so
 
 # btrace links libbts statically: one binary to copy, and sanitizers see all.
+# libedit: replay's prompt; libiberty: the demangler of the views.
+BT_LIBS := -ledit -liberty
 $(BTRACE): $(BT_OBJ) $(LIB_A)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(BT_OBJ) $(LIB_A) $(LIBS) -ledit -liberty
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(BT_OBJ) $(LIB_A) $(LIBS) $(BT_LIBS)
 
 include tests/tests.mk
 include kernel/kernel.mk

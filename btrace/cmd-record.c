@@ -16,8 +16,9 @@
 #include "btrace.h"
 #include "options.h"
 #include "record-crash.h"
-#include "tracer-guard.h"
+#include "record-progress.h"
 #include "record-speed.h"
+#include "tracer-guard.h"
 
 static const struct command_help record_help = {
 	.name = "record",
@@ -74,6 +75,7 @@ struct record_opts {
 	const char *crash_pattern;
 	int format;		/* issue 5: BTS_FORMAT_* */
 	struct record_speed speed;	/* issue 5: --cpu, --skip, limits */
+	bool progress, no_progress;
 };
 
 /* Issue 5: --format compact|raw. */
@@ -217,6 +219,7 @@ static void summary(const struct bts_session_stats *st, const char *path)
 
 /* Runs the session to its end and completes the file. */
 static uint64_t o_keep;
+static enum progress_mode o_progress;
 
 static int run(struct bts_session *s, struct bts_writer *w, const char *path)
 {
@@ -226,7 +229,9 @@ static int run(struct bts_session *s, struct bts_writer *w, const char *path)
 	running = s;
 	if (stop_signal)
 		bts_session_stop(s);
+	record_progress_start(s, o_progress);
 	ret = bts_session_run(s);
+	record_progress_stop();
 	running = NULL;
 	record_speed_disarm();
 	bts_session_stats(s, &st);
@@ -344,6 +349,10 @@ int cmd_record(int argc, char **argv)
 			     "records in FILE: compact (default, a few bytes a branch) or raw (24 bytes)",
 			     parse_format),
 		OPT_RECORD_SPEED(&o.speed),
+		OPT_FLAG(0, "progress", &o.progress,
+			 "show a progress line on stderr (default: when it is a terminal)"),
+		OPT_FLAG(0, "no-progress", &o.no_progress,
+			 "no progress line, even on a terminal"),
 		OPT_END(),
 	};
 	int first = parse_options(argc, argv, &record_help, opts,
@@ -365,6 +374,12 @@ int cmd_record(int argc, char **argv)
 		error("record: --output: empty file name");
 		return EXIT_RECORD_FAILED;
 	}
+	if (o.progress && o.no_progress) {
+		error("record: --progress and --no-progress exclude each other");
+		return EXIT_RECORD_FAILED;
+	}
+	o_progress = o.progress ? PROGRESS_ON :
+		     o.no_progress ? PROGRESS_OFF : PROGRESS_AUTO;
 	if (!o.on_crash && o.keep != RECORD_KEEP_DEFAULT) {
 		error("record: --keep works with --on-crash only (see --mode ring --buffer)");
 		return EXIT_RECORD_FAILED;

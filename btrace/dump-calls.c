@@ -112,16 +112,15 @@ static bool segment_shown(const struct dump_filter *f, const struct bts_segment 
 			    sym && ip ? bts_symbolize_object(sym, ip) : NULL);
 }
 
-int dump_calls(struct dump_ctx *c, size_t thread)
+struct bts_call_history *dump_calls_build(struct dump_ctx *c, size_t thread,
+					  bool lines)
 {
 	const struct bts_thread_info *th = bts_trace_thread(c->trace, thread);
 	struct bts_call_history *h;
-	uint64_t lo, hi;
 	BTS_OPTS(bts_calls_opts, opts,
 		 .sym = dump_symbolizer(c, th->pid),
-		 .lines = c->o->line_range);
+		 .lines = lines);
 	struct bts_insn_decoder *d;
-	uint64_t *ips = NULL;
 	int ret;
 
 	/* Only for its warnings: the history makes its own decoder. */
@@ -132,8 +131,21 @@ int dump_calls(struct dump_ctx *c, size_t thread)
 	ret = bts_call_history_build(c->trace, thread, &opts, &h);
 	if (ret < 0) {
 		error_bts(ret, "%s: thread %d", c->path, (int)th->tid);
-		return EXIT_FAILED;
+		return NULL;
 	}
+	return h;
+}
+
+int dump_calls(struct dump_ctx *c, size_t thread)
+{
+	const struct bts_thread_info *th = bts_trace_thread(c->trace, thread);
+	struct bts_call_history *h = dump_calls_build(c, thread,
+						      c->o->line_range);
+	struct bts_symbolizer *sym = dump_symbolizer(c, th->pid);
+	uint64_t lo, hi, *ips = NULL;
+
+	if (!h)
+		return EXIT_FAILED;
 	if (!c->o->json)
 		printf("thread %d (process %d)\n", (int)th->tid, (int)th->pid);
 	if (filter_needs_addr(&c->o->filter))
@@ -142,7 +154,7 @@ int dump_calls(struct dump_ctx *c, size_t thread)
 		for (uint64_t n = lo; n <= hi; n++) {
 			const struct bts_segment *s = bts_call_history_segment(h, n - 1);
 
-			if (!segment_shown(&c->o->filter, s, opts.sym, ips))
+			if (!segment_shown(&c->o->filter, s, sym, ips))
 				continue;
 			if (c->o->json)
 				dump_call_json(th->tid, s);

@@ -67,6 +67,12 @@ void json_str(const char *s);
 
 int dump_insns(struct dump_ctx *c, size_t thread);
 int dump_calls(struct dump_ctx *c, size_t thread);
+/*
+ * The function-call history of @thread (with source lines if @lines),
+ * the decoder's warnings printed; NULL when it cannot be built (said).
+ */
+struct bts_call_history *dump_calls_build(struct dump_ctx *c, size_t thread,
+					  bool lines);
 
 /*
  * Single lines of the views, for the commands that show parts of a trace

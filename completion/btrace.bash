@@ -55,7 +55,11 @@ _btrace()
 		COMPREPLY=($(compgen -W "block ring" -- "$cur"))
 		return ;;
 	--format)
-		COMPREPLY=($(compgen -W "compact raw" -- "$cur"))
+		if [[ $cmd == export ]]; then
+			COMPREPLY=($(compgen -W "folded speedscope chrome perfetto" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "compact raw" -- "$cur"))
+		fi
 		return ;;
 	--syntax)
 		COMPREPLY=($(compgen -W "att intel" -- "$cur"))

@@ -212,7 +212,7 @@ static void write_recs(struct bts_session *s, struct bts_thread *t,
 	if (!n)
 		return;
 	check_maps(s, r, n);
-	s->records += n;
+	bts_count_add(&s->records, n);
 	if (s->w)
 		bts_note_err(s, bts_writer_records(s->w, bts_thread_pid(s, t),
 						   t->tid, r, n));
@@ -227,7 +227,7 @@ static void write_lost(struct bts_session *s, struct bts_thread *t, uint64_t n)
 
 	if (!n)
 		return;
-	s->lost += n;
+	bts_count_add(&s->lost, n);
 	write_recs(s, t, &lost, 1);
 }
 

@@ -577,9 +577,10 @@ void bts_session_stats(const struct bts_session *s, struct bts_session_stats *st
 	if (!s)
 		return;
 	st->source = s->source;
-	st->threads = s->nthreads_seen;
-	st->records = s->records;
-	st->lost = s->lost;
+	/* The counters may move under another thread's bts_session_run(). */
+	st->threads = __atomic_load_n(&s->nthreads_seen, __ATOMIC_RELAXED);
+	st->records = __atomic_load_n(&s->records, __ATOMIC_RELAXED);
+	st->lost = __atomic_load_n(&s->lost, __ATOMIC_RELAXED);
 	st->pid = s->pid;
 	st->exited = s->exited;
 	st->status = s->status;

@@ -29,6 +29,9 @@
 
 #define BTS_DEFAULT_BUFFER	(4u << 20)
 
+/* A counter that bts_session_stats() may read while the session runs. */
+#define bts_count_add(p, n)	__atomic_fetch_add((p), (n), __ATOMIC_RELAXED)
+
 /* The executable mappings written to the trace so far, sorted. */
 struct bts_mapset {
 	struct bts_map *maps;
@@ -146,6 +149,7 @@ struct bts_session {
 	struct bts_fork forks[16];
 	size_t nforks;
 
+	/* Read by bts_session_stats() from any thread: bts_count_add() only. */
 	uint64_t nthreads_seen;
 	uint64_t records;
 	uint64_t lost;

@@ -80,7 +80,7 @@ int bts_thread_add(struct bts_session *s, pid_t tid, struct bts_thread **out)
 
 	if (err)
 		return err;
-	s->nthreads_seen++;
+	bts_count_add(&s->nthreads_seen, 1);
 	if (s->w)
 		bts_note_err(s, bts_writer_thread(s->w, bts_cur_pid(s), tid));
 	return 0;
@@ -120,7 +120,7 @@ void bts_thread_remove(struct bts_session *s, struct bts_thread *t)
 static void write_recs(struct bts_session *s, struct bts_thread *t,
 		       const struct ptbts_record *recs, size_t n)
 {
-	s->records += n;
+	bts_count_add(&s->records, n);
 	if (s->w && n)
 		bts_note_err(s, bts_writer_records(s->w, bts_thread_pid(s, t),
 						   t->tid, recs, n));
@@ -135,7 +135,7 @@ static void write_lost(struct bts_session *s, struct bts_thread *t)
 
 	if (!t->ring.lost)
 		return;
-	s->lost += t->ring.lost;
+	bts_count_add(&s->lost, t->ring.lost);
 	t->ring.lost = 0;
 	write_recs(s, t, &lost, 1);
 }

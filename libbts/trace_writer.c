@@ -196,8 +196,8 @@ static int check_destination(const char *path)
 
 	if (lstat(path, &st)) {
 		if (errno == ENOENT)
-			return 0;
-		return bts_fail_errno(BTS_E_IO, "%s", path);
+			return 0;	/* creating it says why it cannot be */
+		return bts_fail_errno(BTS_E_IO, "cannot create %s", path);
 	}
 	if (S_ISREG(st.st_mode))
 		return 0;

@@ -148,7 +148,7 @@ BT_VIEW_SRC := $(filter-out btrace/main.c btrace/gdbserver/%,$(BT_SRC))
 $(O)/fuzz/fuzz_trace_views: tests/fuzz/fuzz_trace_views.c $(BT_VIEW_SRC) $(LIB_SRC)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZ    $@")
-	$(Q)clang $(CPPFLAGS) -Ibtrace -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(BT_VIEW_SRC) $(LIB_SRC) $(LIBS) -ledit
+	$(Q)clang $(CPPFLAGS) -Ibtrace -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(BT_VIEW_SRC) $(LIB_SRC) $(LIBS) $(BT_LIBS)
 fuzz: $(FUZZ_BIN)
 
 # ------------------------------------------------------------------ bench

@@ -603,6 +603,11 @@ struct bts_session_stats {
 	int status;		/* its waitpid() status, when @exited */
 	int cut;		/* &enum bts_cut: why the recording was cut short */
 };
+/*
+ * May be called from another thread while bts_session_run() runs (for a
+ * progress display): threads, records and lost are then each a recent
+ * value, the rest is meaningful after the run.
+ */
 BTS_API void bts_session_stats(const struct bts_session *s,
 			       struct bts_session_stats *st);
 BTS_API void bts_session_free(struct bts_session *s);
