@@ -20,51 +20,6 @@
 #define REC	sizeof(struct ptbts_record)
 #define SLOTS	(KT_PAGE / REC)
 
-/*
- * kt_seq_loop(@iters) in a child that stops itself with SIGSTOP, seized
- * there (PTRACE_INTERRUPT needs a seized tracee).  Its pid, or -1.
- */
-static pid_t bts_seized_loop(long iters)
-{
-	pid_t pid = fork();
-	int st, i;
-
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		for (i = 3; i < 1024; i++)
-			close(i);
-		kt_seq_loop(iters);
-		_exit(0);
-	}
-	if (waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st) ||
-	    ptrace(PTRACE_SEIZE, pid, 0, 0) ||
-	    waitpid(pid, &st, __WALL) != pid || !WIFSTOPPED(st)) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, __WALL);
-		return -1;
-	}
-	return pid;
-}
-
-/* The stop of @pid within 10 s: its waitpid() status, or -1. */
-static int bts_stop_within(pid_t pid)
-{
-	struct timespec tick = { 0, 2000000 };
-	int st, i;
-
-	for (i = 0; i < 5000; i++) {
-		pid_t r = waitpid(pid, &st, __WALL | WNOHANG);
-
-		if (r == pid)
-			return st;
-		if (r < 0)
-			return -1;
-		nanosleep(&tick, NULL);
-	}
-	return -1;
-}
-
 /* Reads the records up to @count, adding the LOST markers' counts. */
 static uint64_t bts_consume(const struct ptbts_record *recs, uint64_t tail,
 			    uint64_t count, uint64_t *lost_marked)
@@ -87,7 +42,7 @@ static void bts_stop_while_waiting(int sig)
 	ASSERT_TRUE(buf != NULL);
 	r.fd = kt_open();
 	ASSERT_GE(r.fd, 0);
-	r.pid = bts_seized_loop(3000);
+	r.pid = kt_seized_loop(3000);
 	ASSERT_GT(r.pid, 0);
 	cfg = kt_step_config(r.pid, buf, KT_PAGE, PTBTS_MODE_BLOCK, KT_PAGE);
 	cfg.source = PTBTS_SOURCE_KMOD_BTS;
@@ -102,7 +57,7 @@ static void bts_stop_while_waiting(int sig)
 		ASSERT_EQ(kill(r.pid, sig), 0);
 	else
 		ASSERT_EQ(ptrace(PTRACE_INTERRUPT, r.pid, 0, 0), 0);
-	status = bts_stop_within(r.pid);
+	status = kt_stop_within(r.pid);
 	if (status == -1) {
 		/* It never stopped: free it, so that the test can end. */
 		kill(r.pid, SIGKILL);
