@@ -31,6 +31,7 @@
  * This has not yet run on a CPU with BTS.  Its logic (the DS code) is
  * tested against a simulated CPU; here only the refusals run, in QEMU.
  */
+#include <linux/freezer.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/module.h>
@@ -241,7 +242,13 @@ static void ptbts_hw_unregister(struct callback_head *cb)
 	ptbts_hw_put(hw);
 }
 
-/* BLOCK: the buffer is full; wait for the tracer's ACK, then go on. */
+/*
+ * BLOCK: the buffer is full; wait for the tracer's ACK, then go on.  The
+ * wait is freezable and ends at any signal, PTRACE_INTERRUPT or group
+ * stop, so that nothing that needs the thread first waits for the
+ * tracer.  The held records stay in the scratch region: back in user
+ * mode, the next threshold PMI finds no room and queues this wait again.
+ */
 static void ptbts_hw_block(struct callback_head *cb)
 {
 	struct ptbts_hw *hw = container_of(cb, struct ptbts_hw, block_work);
@@ -249,13 +256,13 @@ static void ptbts_hw_block(struct callback_head *cb)
 
 	clear_bit(0, &hw->block_queued);
 	if (!READ_ONCE(hw->stopping)) {
-		/* Off while waiting; a kill ends the wait (records stay held). */
+		/* Off while waiting; the records stay held (ds_win_arm()). */
 		preempt_disable();
 		ptbts_hw_out(hw);
 		preempt_enable();
-		wait_event_killable(r->room_wq,
-				    READ_ONCE(hw->stopping) ||
-				    ds_win_room(&hw->ds.bts, ptbts_hw_tail(hw)));
+		wait_event_freezable(r->room_wq,
+				     READ_ONCE(hw->stopping) ||
+				     ds_win_room(&hw->ds.bts, ptbts_hw_tail(hw)));
 		preempt_disable();
 		ptbts_hw_in(hw);
 		preempt_enable();

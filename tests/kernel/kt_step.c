@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -213,4 +214,50 @@ void kt_sig_child(long arg)
 	if (kt_sig_install(SIGUSR1))
 		_exit(92);
 	kt_seq_sig();
+}
+
+/*
+ * kt_seq_loop(@iters) in a child that is not traced: it stops itself
+ * with SIGSTOP, and the caller seizes it there (the seize turns the
+ * group stop into a ptrace stop).  Its pid, or -1.
+ */
+pid_t kt_seized_loop(long iters)
+{
+	pid_t pid = fork();
+	int st, i;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		for (i = 3; i < 1024; i++)
+			close(i);
+		kt_seq_loop(iters);
+		_exit(0);
+	}
+	if (waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st) ||
+	    ptrace(PTRACE_SEIZE, pid, 0, 0) ||
+	    waitpid(pid, &st, __WALL) != pid || !WIFSTOPPED(st)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, __WALL);
+		return -1;
+	}
+	return pid;
+}
+
+/* The stop of @pid within 10 s: its waitpid() status, or -1. */
+int kt_stop_within(pid_t pid)
+{
+	struct timespec tick = { 0, 2000000 };
+	int st, i;
+
+	for (i = 0; i < 5000; i++) {
+		pid_t r = waitpid(pid, &st, __WALL | WNOHANG);
+
+		if (r == pid)
+			return st;
+		if (r < 0)
+			return -1;
+		nanosleep(&tick, NULL);
+	}
+	return -1;
 }

@@ -102,4 +102,9 @@ int kt_sig_install(int sig);
 /* A kt_run child: kt_sig_install(SIGUSR1) (or exit 92), then kt_seq_sig(). */
 void kt_sig_child(long arg);
 
+/* kt_seq_loop(@iters) in a child seized in its SIGSTOP; its pid, or -1. */
+pid_t kt_seized_loop(long iters);
+/* The stop of @pid within 10 s: its waitpid() status, or -1. */
+int kt_stop_within(pid_t pid);
+
 #endif /* KT_STEP_H */

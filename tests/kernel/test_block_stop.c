@@ -22,52 +22,6 @@
 #define REC	sizeof(struct ptbts_record)
 #define SLOTS	(KT_PAGE / REC)
 
-/*
- * kt_seq_loop(@iters) in a child that is not traced: it stops itself
- * with SIGSTOP, and the caller seizes it there (the seize turns the
- * group stop into a ptrace stop).  Its pid, or -1.
- */
-static pid_t seized_loop(long iters)
-{
-	pid_t pid = fork();
-	int st, i;
-
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		for (i = 3; i < 1024; i++)
-			close(i);
-		kt_seq_loop(iters);
-		_exit(0);
-	}
-	if (waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st) ||
-	    ptrace(PTRACE_SEIZE, pid, 0, 0) ||
-	    waitpid(pid, &st, __WALL) != pid || !WIFSTOPPED(st)) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, __WALL);
-		return -1;
-	}
-	return pid;
-}
-
-/* The stop of @pid within 10 s: its waitpid() status, or -1. */
-static int stop_within(pid_t pid)
-{
-	struct timespec tick = { 0, 2000000 };
-	int st, i;
-
-	for (i = 0; i < 5000; i++) {
-		pid_t r = waitpid(pid, &st, __WALL | WNOHANG);
-
-		if (r == pid)
-			return st;
-		if (r < 0)
-			return -1;
-		nanosleep(&tick, NULL);
-	}
-	return -1;
-}
-
 struct consumer {
 	const struct ptbts_record *recs;	/* the buffer */
 	const struct ptbts_record *want;
@@ -109,7 +63,7 @@ static void stop_while_waiting(int sig)
 	c.n = kt_loop_expect(want, 3 * iters, iters, kt_loop_call,
 			     kt_loop_after, kt_loop_jnz);
 	ASSERT_GT(c.n, 3 * SLOTS);
-	pid = seized_loop(iters);
+	pid = kt_seized_loop(iters);
 	ASSERT_GT(pid, 0);
 	/* Woken only when the buffer is full: the thread then waits. */
 	cfg = kt_step_config(pid, buf, KT_PAGE, PTBTS_MODE_BLOCK, KT_PAGE);
@@ -125,7 +79,7 @@ static void stop_while_waiting(int sig)
 		ASSERT_EQ(kill(pid, sig), 0);
 	else
 		ASSERT_EQ(ptrace(PTRACE_INTERRUPT, pid, 0, 0), 0);
-	status = stop_within(pid);
+	status = kt_stop_within(pid);
 	if (status == -1) {
 		/* It never stopped: free it, so that the test can end. */
 		kill(pid, SIGKILL);
