@@ -2,8 +2,8 @@
 /*
  * Records -> the instruction history of one thread.
  *
- * What a record means (DESIGN.md): a branch record's @from ran and was
- * taken to @to; everything from one record's @to to the next one's @from
+ * What a record means (README.md, "What a record is"): a branch record's
+ * @from ran and was taken to @to; everything from one record's @to to the next one's @from
  * ran in a row.  A signal record's @from did NOT run (the block before it
  * ends just before it); a sigreturn's @from is the restorer's syscall,
  * which did.  Markers (from == 0) are holes.  Every record turns into at

@@ -5,7 +5,7 @@
  * of every instruction it runs, in order; a pair of consecutive pcs (p, q)
  * is a taken branch when the instruction at p (decoded with Zydis from the
  * program's file) is a jump, call or return, or a conditional branch whose
- * q is not its fall-through (DESIGN.md, "What a record means").  Tests
+ * q is not its fall-through (README.md, "What a record is").  Tests
  * compare that list with what `btrace dump --raw` prints.
  *
  * Helpers that can fail return -1 with a one-line reason in @err.
