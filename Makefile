@@ -32,7 +32,7 @@ Q := @
 endif
 
 WARN	:= -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-CPPFLAGS += -D_GNU_SOURCE -Iinclude/uapi -Ilibbts/include -Iarch/x86
+CPPFLAGS += -D_GNU_SOURCE -Iinclude/uapi -Ilibbts/include -Ilibbts -Iarch/x86
 CFLAGS	?= -O2 -g
 CFLAGS	+= -std=gnu11 $(WARN) -fno-omit-frame-pointer
 CXXFLAGS ?= -O2 -g
@@ -47,7 +47,7 @@ endif
 LIBS	:= -lZydis -ldw -lelf -lzstd -lunwind-ptrace -lunwind-generic -lpthread
 
 # ------------------------------------------------------------------ libbts
-LIB_SRC	:= $(sort $(wildcard libbts/*.c arch/x86/branch/*.c arch/x86/ds/*.c))
+LIB_SRC	:= $(sort $(wildcard libbts/*/*.c libbts/sources/*/*.c arch/x86/branch/*.c arch/x86/ds/*.c))
 LIB_OBJ	:= $(LIB_SRC:%.c=$(O)/obj/%.o)
 LIB_PIC	:= $(LIB_SRC:%.c=$(O)/pic/%.o)
 LIB_A	:= $(O)/libbts.a

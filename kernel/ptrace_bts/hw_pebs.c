@@ -5,7 +5,7 @@
  * takes the thread's BTS records, the second the CPU's PEBS records of
  * one event (the config's; by default retired branches, every 1000), in
  * the CPU's own record format (IA32_PERF_CAPABILITIES.PEBS_FORMAT; the basic
- * group only for adaptive PEBS), which libbts/pebs.c decodes.
+ * group only for adaptive PEBS), which libbts/records/pebs.c decodes.
  *
  * The second region is a ring: the uapi has no ACK for it, so it never
  * blocks or stops; STATUS gives its position (head2, wraps2).

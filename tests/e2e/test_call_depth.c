@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Call depth in code without names (libbts/segments.c): a return goes back
+ * Call depth in code without names (libbts/decode/segments.c): a return goes back
  * to the call whose return address it lands on, not to the innermost
  * caller without a name.  strip-depth is stripped: its recursion and the
  * trampoline it calls through are unnamed, and its depth is known

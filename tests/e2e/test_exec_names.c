@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Names after an exec (libbts/symbols.c): symbols belong to an image, not
+ * Names after an exec (libbts/symbols/symbols.c): symbols belong to an image, not
  * to a process.  A process that execs maps libc and ld.so again at other
  * addresses; both copies keep their names, whichever comes first in
  * address order.  Libraries live at 0x7f..., so the share of those

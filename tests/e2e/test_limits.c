@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * btrace record --max-size and --duration (libbts/limits.c): a bounded
+ * btrace record --max-size and --duration (libbts/session/limits.c): a bounded
  * recording ends like a stopped one (the spawned program is killed: exit
  * 137), the file is complete, and the summary says why it was cut.  The
  * size bound is exact: SIZE / 24 records, not one more.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * btrace record --skip (libbts/skip.c) on skip-qsort: libc and ld.so run
+ * btrace record --skip (libbts/sources/ptrace-step/skip.c) on skip-qsort: libc and ld.so run
  * at full speed, and yet
  *  - every record starts in the program's own text (nothing of libc or
  *    ld.so is recorded), and markers are "filtered", never "gap";

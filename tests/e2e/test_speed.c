@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * ptrace-step's branch stops (libbts/step_fast.c) against its single-step
+ * ptrace-step's branch stops (libbts/sources/ptrace-step/step_fast.c) against its single-step
  * reference (BTS_STEP_MODE=single): speed-forms holds one of each branch
  * form the tracer carries out itself; its records are written out by hand
  * below, and both modes must give exactly the same records for the whole

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Blocks for branch stops (libbts/insn_block.c): the decoder runs on
+ * Blocks for branch stops (libbts/decode/insn_block.c): the decoder runs on
  * through direct jumps and calls (their targets are in the code, so the
  * thread needs no stop there), keeps each as a hop to record in order,
  * and stops at the first branch whose outcome is not known statically.
@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "../../libbts/insn.h"
+#include "decode/insn.h"
 #include "harness.h"
 
 struct code {

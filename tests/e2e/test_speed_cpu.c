@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * btrace record --cpu (libbts/placement.c): the program sees the affinity
+ * btrace record --cpu (libbts/session/placement.c): the program sees the affinity
  * the placement gives it: one CPU with auto (the default) and with N, its
  * own mask with none.  A CPU that is not there is refused.
  */

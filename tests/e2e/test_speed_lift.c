@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * No thread runs past a site whose int3 is lifted (libbts/step_hold.c):
+ * No thread runs past a site whose int3 is lifted (libbts/sources/ptrace-step/step_hold.c):
  * in speed-lift one thread passes a jmp 5000 times while another makes
  * that jmp fault over and over (each fault: the tracer lifts the int3 and
  * steps the real jmp); every pass and every fault is in the trace.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Threads held while a branch site's int3 is out (libbts/step_hold.c)
+ * Threads held while a branch site's int3 is out (libbts/sources/ptrace-step/step_hold.c)
  * under the debugger: the stub's inferior hands their reports on as the
  * session's own loop does, so none stays stopped.  In speed-lift one
  * thread passes a jmp 5000 times while another makes that very jmp fault

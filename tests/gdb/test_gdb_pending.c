@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The stub's pending events (libbts/control_events.c), in process: which
+ * The stub's pending events (libbts/control/control_events.c), in process: which
  * one a stop reports, when they are due, and the signals sent for gdb.
  */
 #include <signal.h>
 
 #include "harness.h"
 #include "bts.h"
-#include "../../libbts/control_events.h"
+#include "control/control_events.h"
 
 static int take_tid(struct ctl_queues *q)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * i386 branches for branch stops (issue 9; libbts/insn.c decoding them in
- * 32-bit mode, libbts/step_emulate.c carrying them out): which forms the
+ * i386 branches for branch stops (issue 9; libbts/decode/insn.c decoding them in
+ * 32-bit mode, libbts/sources/ptrace-step/step_emulate.c carrying them out): which forms the
  * tracer may carry out, where their targets come from, and what the
  * register-only ones leave in the registers (4-byte words, %ecx counts,
  * wrapping at 4 GiB).  A form that is not emulable is single-stepped.
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../libbts/session.h"
+#include "session/session.h"
 #include "harness.h"
 
 static struct bts_branch decode32(const uint8_t *b, size_t n, uint64_t pc)

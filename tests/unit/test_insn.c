@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The control-transfer classifier and its cache. */
-#include "../../libbts/insn.h"
+#include "decode/insn.h"
 #include "harness.h"
 
 struct pattern {

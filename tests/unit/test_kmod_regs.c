@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../libbts/session.h"
+#include "session/session.h"
 #include "harness.h"
 
 #define TF 0x100ull

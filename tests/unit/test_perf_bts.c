@@ -11,8 +11,8 @@
 
 #include "fake_root.h"
 #include "bts.h"
-#include "../../libbts/perf_bts.h"
-#include "../../libbts/refusal.h"
+#include "sources/perf-bts/perf_bts.h"
+#include "sources/refusal.h"
 
 static void cpuinfo(const char *vendor, int family, int model)
 {

@@ -2,7 +2,7 @@
 /*
  * Malformed trace files: each class of damage gives its exact error, and no
  * byte sequence crashes the reader.  The images are built by hand from the
- * documented layout (libbts/trace_format.h), little-endian as on x86.
+ * documented layout (libbts/trace/trace_format.h), little-endian as on x86.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 
 #include <bts.h>
 
-#include "../../libbts/trace_format.h"
+#include "trace/trace_format.h"
 #include "harness.h"
 
 struct img {

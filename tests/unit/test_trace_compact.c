@@ -12,7 +12,7 @@
 
 #include <bts.h>
 
-#include "../../libbts/trace_format.h"
+#include "trace/trace_format.h"
 #include "harness.h"
 
 #define GUARD_S 60

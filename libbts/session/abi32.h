@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * 32-bit (i386) programs on the 64-bit kernel (issue 9, item 5).  Their
+ * registers come through PTRACE_GETREGS in the 64-bit layout (eip in rip,
+ * the syscall number in orig_rax); what differs is how their code decodes
+ * and how they enter the kernel (int $0x80, sysenter through the vDSO's
+ * __kernel_vsyscall) and return from a signal handler.
+ */
+#ifndef BTS_ABI32_H
+#define BTS_ABI32_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "decode/insn.h"
+
+/*
+ * bts_insn_classify() for 32-bit code: Zydis in legacy 32-bit mode with a
+ * 32-bit stack.  0, or -BTS_E_DECODE / -BTS_E_TRUNCATED.
+ */
+int bts_abi32_classify(const void *buf, size_t len, struct bts_insn *out);
+
+/* Whether syscall number @nr of a 32-bit process is sigreturn or rt_sigreturn. */
+bool bts_abi32_sigreturn(uint64_t nr);
+
+/*
+ * @opts with source ptrace-step into @out when they ask for any source
+ * (auto) and @path is a 32-bit ELF file: ptrace-step records those on
+ * every machine (kmod-step does too, when asked for by name).
+ * Returns the options to use, @opts or @out.
+ */
+struct bts_session_opts;
+const struct bts_session_opts *bts_abi32_opts(const struct bts_session_opts *opts,
+					      const char *path,
+					      struct bts_session_opts *out);
+
+/* The trace's ABI chunk (trace_format.h): writing and reading it. */
+struct bts_writer;
+struct bts_trace;
+int bts_writer_abi(struct bts_writer *w, pid_t pid, unsigned int bits);
+int bts_rd_abi(struct bts_trace *t, const uint8_t *p, size_t plen, size_t off);
+
+#endif /* BTS_ABI32_H */

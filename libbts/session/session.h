@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * A recording session: the traced threads, their rings, the known maps,
+ * and the hooks of the branch source that drives them.
+ *
+ * session.c          the event loop (waitpid, dispatch, stop)
+ * session_spawn.c    starting a program traced from its first instruction
+ * session_attach.c   attaching to a running process, and detaching
+ * session_threads.c  the thread table, rings, records to the writer
+ * session_fork.c     processes: the main one and the children followed
+ * crash*.c, unwind.c the flight recorder's crash traces (--on-crash)
+ * step_source.c      the ptrace-step source, single-stepping
+ * step_fast.c        the ptrace-step source, one stop per basic block
+ * step_emulate.c     branches carried out by the tracer
+ * breakpoints.c      the int3s planted, and the bytes under them
+ */
+#ifndef BTS_SESSION_H
+#define BTS_SESSION_H
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/user.h>
+
+#include "sources/ptrace-step/breakpoints.h"
+#include "decode/insn.h"
+#include "internal.h"
+#include "sources/kmod/kmod.h"
+#include "sources/perf-bts/perf_bts.h"
+
+#define BTS_DEFAULT_BUFFER	(4u << 20)
+
+/* A counter that bts_session_stats() may read while the session runs. */
+#define bts_count_add(p, n)	__atomic_fetch_add((p), (n), __ATOMIC_RELAXED)
+
+/* The executable mappings written to the trace so far, sorted. */
+struct bts_mapset {
+	struct bts_map *maps;
+	size_t n;
+	struct bts_map *last;	/* the last hit: most records stay in one map */
+	uint64_t miss[8];	/* pages the maps did not explain: ask no more */
+	unsigned int nmiss;
+};
+
+/*
+ * A traced process (session_fork.c): the main one and each child followed.
+ * The current one (the process of the thread whose event is handled) has
+ * its maps in bts_session.maps; the others keep theirs here.
+ */
+struct bts_proc {
+	struct bts_session_process pub;	/* what bts_session_process() shows */
+	char *exe;
+	char *crash_file;
+	char *crash_error;
+	struct bts_mapset maps;
+	/*
+	 * The process whose memory it runs in: itself, or for a vfork child
+	 * until it execs, its parent's.  The int3 table of that memory is in
+	 * bts_session.bps while it is the loaded one, else in @bps here.
+	 */
+	struct bts_proc *mem;
+	struct bts_bptab bps;
+	bool bp_off;
+	bool nobp;		/* its threads single-step (no int3 of ours) */
+	bool abi32;		/* a 32-bit (i386) image (abi32.c) */
+	uint64_t image;		/* equal numbers: the same code at the same addresses */
+	size_t nthreads;	/* live threads */
+};
+
+struct bts_thread {
+	pid_t tid;
+	struct bts_proc *proc;	/* its process */
+	struct bts_ring ring;
+	void *mem;
+	bool started;		/* its first stop was seen */
+	bool stepping;		/* false: runs untraced (PTRACE_CONT) */
+	bool running;		/* resumed; a stop or exit will be reported */
+	bool exiting;		/* PTRACE_EVENT_EXIT seen */
+	int detach_sig;		/* signal to pass on when detaching */
+
+	/*
+	 * The instruction about to run when the thread was last resumed.
+	 * @fresh: it may not have run at the next trap (the thread was in a
+	 * syscall that the kernel finishes or restarts first).
+	 */
+	bool has_pending;
+	bool fresh;
+	bool in_gap;		/* a gap marker was written, no code since */
+	uint64_t pc;
+	struct bts_insn insn;
+	uint64_t nr;		/* rax before a syscall instruction */
+
+	/* A caught signal was delivered: the next trap is its handler. */
+	bool sig_entry;
+	uint64_t sig_from;
+
+	/*
+	 * Branch-stop mode (step_fast.c): @fast, the thread runs to the site
+	 * of @blk, where an int3 waits; else it single-steps as above.
+	 */
+	bool fast;
+	bool shadow;		/* a vfork child: run through, nothing recorded */
+	int resume_op;		/* PTRACE_SINGLESTEP, _CONT or _SYSCALL */
+	struct bts_block blk;
+	uint8_t hops_done;	/* hops of @blk already recorded */
+	uint64_t lifted;	/* a site whose int3 is out while it steps */
+	bool lift_held;		/* stopped while another's int3 is out (step_hold.c) */
+	int lift_status;	/* its report, handed on once the int3 is back */
+	uint64_t sigret_from;	/* in rt_sigreturn from this syscall insn */
+
+	struct bts_kmod_thread *kmod;	/* kmod sources: its buffer; else NULL */
+	struct bts_perf_ring *perf;	/* perf-bts: its event; else NULL */
+
+	/* session_control.c: a debugger keeps it stopped (see bts_resume). */
+	bool held;
+	bool ctl_step;		/* a debugger's single step is under way */
+	int held_sig;		/* the signal to resume it with */
+};
+
+/* A child the tracee forked, until its breakpoints are out and it is let go. */
+struct bts_fork {
+	pid_t pid;
+	bool stopped;		/* its first stop came before its parent's event */
+	bool known;		/* the parent's event came: @vfork is known */
+	bool vfork;		/* shares its parent's memory (vfork, CLONE_VM) */
+	struct bts_proc *parent;	/* known with the event */
+};
+
+struct bts_session {
+	pid_t pid;
+	bool spawned;
+	int source;
+	int mode;
+	uint64_t buffer_size;
+	struct bts_writer *w;
+	volatile sig_atomic_t stop;
+	int err;		/* the first failure to write the trace */
+
+	struct bts_thread **threads;	/* live threads */
+	size_t nthreads, cap;
+	struct bts_thread *last;	/* the thread of the last event */
+
+	struct bts_insn_cache *icache;
+	struct bts_mapset maps;
+
+	bool single;		/* BTS_STEP_MODE=single: step every instruction */
+	bool bp_off;		/* no more breakpoints (the program is dying) */
+	struct bts_bptab bps;
+	struct bts_block_cache *bcache;
+	struct bts_fork forks[16];
+	size_t nforks;
+
+	/* Read by bts_session_stats() from any thread: bts_count_add() only. */
+	uint64_t nthreads_seen;
+	uint64_t records;
+	uint64_t lost;
+	bool exited;
+	int status;
+
+	struct bts_kmod *kmod;	/* kmod sources: the device; else NULL */
+	struct bts_control *ctl; /* a debugger's control (session_control.c) */
+	/*
+	 * ptrace-step under a debugger that has not enabled branch tracing
+	 * yet: threads run untraced (PTRACE_CONT), no int3 of the source's
+	 * is in the program (step_source.c: bts_step_pause/unpause).
+	 */
+	bool lazy;
+
+	/* Issue 7 (session_fork.c, crash.c). */
+	struct bts_proc **procs;
+	size_t nprocs, capprocs;
+	struct bts_proc *cur;	/* the process whose maps are in @maps */
+	struct bts_proc *bps_owner; /* the memory whose int3s are in @bps */
+	uint64_t images;	/* image numbers given out */
+	bool follow;		/* children are traced too */
+	bool on_crash;		/* flight recorder: crash traces only */
+	char *crash_pattern;
+
+	/* Issue 5 (placement.c, skip.c, limits.c). */
+	int cpu;		/* tracer and program share it; -1: not placed */
+	bool placed;		/* @tracer_mask is to be put back */
+	bool prog_saved;	/* @prog_mask: an attached process' own */
+	cpu_set_t tracer_mask, prog_mask;
+	struct bts_skip *skip;	/* objects run at full speed; NULL: none */
+	uint64_t max_records;	/* 0: no bound */
+	uint64_t emitted;	/* records counted against it */
+	uint64_t deadline_ns;	/* CLOCK_MONOTONIC; 0: none */
+	int cut;		/* &enum bts_cut */
+	uint64_t sync_ns;	/* session_sync.c: the next sync to the file */
+	size_t lift_nheld;	/* threads with lift_held */
+};
+
+/* session.c */
+int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
+		    struct bts_session **out);
+int bts_session_write_start(struct bts_session *s);
+void bts_note_err(struct bts_session *s, int err);
+int bts_resume(struct bts_session *s, struct bts_thread *t, int sig);
+int bts_proc_is_64bit(pid_t pid);
+void bts_reap(struct bts_session *s, struct bts_thread *t, int status);
+bool bts_step_report(const siginfo_t *si);
+
+/* session_sync.c: the file holds what was recorded up to a second ago */
+void bts_session_sync_due(struct bts_session *s);
+
+/* session_attach.c */
+int bts_detach_all(struct bts_session *s);
+
+/* placement.c: tracer and program on one CPU */
+int bts_place_init(struct bts_session *s, int placement, int cpu);
+void bts_place_thread(struct bts_session *s, pid_t tid);
+void bts_place_release(struct bts_session *s);
+
+/* step_hold.c: the other threads wait while an int3 is lifted */
+void bts_lift_hold_others(struct bts_session *s, struct bts_thread *lifter);
+/* A held thread's report, once no int3 is out: true and *tid, *status. */
+bool bts_lift_next(struct bts_session *s, pid_t *tid, int *status);
+
+/* skip.c: objects run at full speed */
+int bts_skip_init(struct bts_session *s, const char *const *globs);
+void bts_skip_free(struct bts_session *s);
+/* The maps changed (exec): what was known of them is forgotten. */
+void bts_skip_forget(struct bts_session *s);
+/* Whether @addr is code of a skipped object. */
+bool bts_skip_addr(struct bts_session *s, uint64_t addr);
+/* The thread at @regs is about to run a skipped object: let it. */
+void bts_skip_enter(struct bts_session *s, struct bts_thread *t,
+		    const struct user_regs_struct *regs);
+
+/* limits.c: --max-size, --duration */
+int bts_limits_init(struct bts_session *s, uint64_t max_size,
+		    uint64_t duration_ms);
+/* Whether one more record may be written; false: the recording is cut. */
+bool bts_limits_record(struct bts_session *s);
+/* At each report: cuts the recording once its time is up. */
+void bts_limits_check(struct bts_session *s);
+/*
+ * How many of @n records made elsewhere (the module's) may be written; past
+ * the bound, the recording is cut.
+ */
+size_t bts_limits_take(struct bts_session *s, size_t n);
+
+/* session_threads.c */
+struct bts_thread *bts_thread_find(struct bts_session *s, pid_t tid);
+int bts_thread_add(struct bts_session *s, pid_t tid, struct bts_thread **out);
+int bts_thread_add_shadow(struct bts_session *s, pid_t tid,
+			  struct bts_thread **out);
+void bts_thread_remove(struct bts_session *s, struct bts_thread *t);
+void bts_thread_emit(struct bts_session *s, struct bts_thread *t,
+		     uint64_t from, uint64_t to, int kind);
+void bts_thread_drain(struct bts_session *s, struct bts_thread *t);
+void bts_thread_flush(struct bts_session *s, struct bts_thread *t);
+void bts_maps_write_all(struct bts_session *s);
+/*
+ * How many of @len bytes at @addr lie in the current process's executable
+ * maps: code is never decoded (nor an int3 planted) past their end.
+ */
+size_t bts_code_span(struct bts_session *s, uint64_t addr, size_t len);
+/* Maps of the current process not yet written that hold @to: written now. */
+void bts_maps_check(struct bts_session *s, uint64_t to);
+
+/*
+ * kmod_regs.c: @t's registers (PTRACE_GETREGS) as the program has them:
+ * the trap flag a kmod source keeps set is masked.  0 or -errno.  Every
+ * register value libbts reports (gdb stub, crash files) comes from here.
+ */
+int bts_thread_getregs(struct bts_session *s, struct bts_thread *t,
+		       struct user_regs_struct *r);
+
+/* step_source.c: the ptrace-step source */
+void bts_step_start(struct bts_session *s, struct bts_thread *t);
+void bts_step_trap(struct bts_session *s, struct bts_thread *t);
+int bts_step_signal(struct bts_session *s, struct bts_thread *t, int sig,
+		    const siginfo_t *si);
+void bts_step_exec(struct bts_session *s, struct bts_thread *t);
+void bts_step_restore(struct bts_session *s);
+/*
+ * Until bts_step_unpause(): nothing is recorded, the source's int3s are
+ * out and every thread runs untraced (a debugger's steps are its own).
+ * The threads must be stopped, as they must at unpause.
+ */
+void bts_step_pause(struct bts_session *s);
+void bts_step_unpause(struct bts_session *s);
+void bts_step_set_pending(struct bts_session *s, struct bts_thread *t,
+			  const struct user_regs_struct *regs, bool fresh);
+
+/* step_fast.c: branch stops */
+#define BTS_SYSCALL_STOP (SIGTRAP | 0x80)
+void bts_fast_enter(struct bts_session *s, struct bts_thread *t,
+		    struct user_regs_struct *regs, bool fresh, bool may_run,
+		    bool dirty);
+bool bts_fast_site(struct bts_session *s, struct bts_thread *t,
+		   const siginfo_t *si);
+void bts_fast_signal(struct bts_session *s, struct bts_thread *t,
+		     struct user_regs_struct *regs);
+void bts_fast_syscall(struct bts_session *s, struct bts_thread *t);
+void bts_fast_relift(struct bts_session *s, struct bts_thread *t);
+/* The thread stopped where its block was going: records of hops run so far. */
+void bts_fast_sync(struct bts_session *s, struct bts_thread *t);
+/* The site of the block at @pc gets its int3 (when it has one). */
+void bts_fast_plant_block(struct bts_session *s, pid_t tid, uint64_t pc);
+bool bts_fast_fatal(pid_t tid, int sig);
+
+/*
+ * session_control.c: a debugger holds threads stopped.  bts_resume() asks
+ * bts_control_hold() first (true: @t stays stopped, @sig kept for later);
+ * bts_fast_enter() carries out no branch at a pc where
+ * bts_control_stop_at() says the debugger wants the thread to stop.
+ */
+bool bts_control_hold(struct bts_session *s, struct bts_thread *t, int sig);
+bool bts_control_stop_at(struct bts_session *s, struct bts_thread *t,
+			 uint64_t pc);
+/* session.c: one waitpid() report, dispatched as the event loop does. */
+void bts_session_report(struct bts_session *s, pid_t tid, int status);
+
+/*
+ * step_emulate.c: carries out the branch @br at @pc on @regs (and the
+ * stack of @tid); 0, or -1 when it must run for real.  @taken: whether a
+ * conditional branch was taken.
+ */
+int bts_branch_emulate(pid_t tid, uint64_t pc, const struct bts_branch *br,
+		       struct user_regs_struct *regs, bool *taken);
+
+/* session_fork.c: processes, children of the tracee */
+int bts_procs_start(struct bts_session *s);
+void bts_proc_enter(struct bts_session *s, struct bts_proc *p);
+struct bts_proc *bts_proc_find(struct bts_session *s, pid_t pid);
+/* The process of the thread (the main one before the table exists). */
+static inline pid_t bts_thread_pid(const struct bts_session *s,
+				   const struct bts_thread *t)
+{
+	return t->proc ? t->proc->pub.pid : s->pid;
+}
+/* The process whose maps are current. */
+static inline pid_t bts_cur_pid(const struct bts_session *s)
+{
+	return s->cur ? s->cur->pub.pid : s->pid;
+}
+/* Whether @t's process runs in memory of its own (no vfork child's). */
+static inline bool bts_owns_bps(const struct bts_session *s,
+				const struct bts_thread *t)
+{
+	(void)s;
+	return !t->proc || t->proc->mem == t->proc;
+}
+/* The process whose memory the loaded int3 table (s->bps) is about. */
+static inline pid_t bts_mem_pid(const struct bts_session *s)
+{
+	return s->bps_owner ? s->bps_owner->pub.pid : s->pid;
+}
+/* After the loaded table was restored: every other process's too. */
+void bts_procs_restore(struct bts_session *s);
+/* Whether @t must single-step: its memory holds none of our int3s. */
+static inline bool bts_thread_nobp(const struct bts_thread *t)
+{
+	return t->proc && t->proc->nobp;
+}
+/* Whether thread @tid single-steps in memory without our int3s. */
+bool bts_tid_nobp(struct bts_session *s, pid_t tid);
+bool bts_fork_clone_event(struct bts_session *s, struct bts_thread *t,
+			  pid_t child);
+bool bts_fork_exec(struct bts_session *s, struct bts_thread *t);
+/*
+ * An exec in @t's process, for every source: its new program, the EXEC
+ * chunk, its bitness (bts_proc_is_64bit() of it, returned), and the entry
+ * pc in *@entry.  The new maps are the caller's to write.
+ */
+int bts_proc_exec(struct bts_session *s, struct bts_thread *t, uint64_t *entry);
+void bts_procs_reaped(struct bts_session *s, struct bts_thread *t, int status);
+void bts_procs_kill(struct bts_session *s);
+void bts_procs_free(struct bts_session *s);
+void bts_fork_event(struct bts_session *s, struct bts_thread *t, bool vfork);
+bool bts_fork_child_stop(struct bts_session *s, pid_t tid);
+bool bts_fork_forget(struct bts_session *s, pid_t pid);
+void bts_fork_kill_shadows(struct bts_session *s);
+
+/* crash.c: the flight recorder */
+bool bts_crash_fatal(pid_t tid, int sig, const siginfo_t *si);
+void bts_crash_check(struct bts_session *s, struct bts_thread *t, int sig,
+		     const siginfo_t *si);
+
+/* maps.c */
+void bts_mapset_clear(struct bts_mapset *set);
+bool bts_mapset_contains(struct bts_mapset *set, uint64_t addr);
+int bts_mapset_refresh(struct bts_mapset *set, pid_t pid, uint64_t addr,
+		       int (*emit)(void *arg, const struct bts_map *m),
+		       void *arg);
+/*
+ * After the map @m was written: a copy of its code when no file holds it
+ * (the vDSO), so that readers of the trace can name and decode it.
+ */
+int bts_map_write_code(struct bts_session *s, const struct bts_map *m);
+
+#endif /* BTS_SESSION_H */

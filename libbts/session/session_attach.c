@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Attaching to a running process (every thread, seized and interrupted)
+ * and detaching from it so that it runs on.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "session/abi32.h"
+#include "session/session.h"
+
+#define ATTACH_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | \
+			PTRACE_O_TRACEEXIT | PTRACE_O_TRACEFORK | \
+			PTRACE_O_TRACEVFORK | PTRACE_O_TRACESYSGOOD)
+
+static int yama_scope(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static int fail_perm(pid_t pid)
+{
+	int scope = yama_scope();
+
+	if (scope >= 1)
+		return bts_fail(BTS_E_PERM,
+				"cannot trace process %d: /proc/sys/kernel/yama/ptrace_scope is %d "
+				"(0 allows tracing any process of yours; or run as root)",
+				(int)pid, scope);
+	return bts_fail(BTS_E_PERM, "cannot trace process %d: not permitted "
+			"(another user's process, or already traced?)", (int)pid);
+}
+
+static int seize_one(struct bts_session *s, pid_t tid)
+{
+	struct bts_thread *t;
+	int err;
+
+	if (ptrace(PTRACE_SEIZE, tid, 0, ATTACH_OPTIONS)) {
+		if (errno == ESRCH)
+			return 0;	/* ended meanwhile */
+		if (errno == EPERM && bts_proc_traced_by_self(tid))
+			return bts_thread_find(s, tid) ? 0 : bts_thread_add(s, tid, &t);
+		if (errno == EPERM)
+			return fail_perm(s->pid);
+		return bts_fail_errno(BTS_E_PERM, "cannot trace thread %d", (int)tid);
+	}
+	err = bts_thread_add(s, tid, &t);
+	if (err)
+		return err;
+	t->running = true;	/* until its interrupt stop is reported */
+	ptrace(PTRACE_INTERRUPT, tid, 0, 0);
+	return 0;
+}
+
+/* One pass over /proc/PID/task: how many threads were new, or an error. */
+static int seize_pass(struct bts_session *s)
+{
+	char path[64];
+	struct dirent *d;
+	int added = 0, err = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->pid);
+	dir = opendir(path);
+	if (!dir)
+		return bts_fail(BTS_E_SRCH, "no process %d", (int)s->pid);
+	while (!err && (d = readdir(dir))) {
+		pid_t tid = (pid_t)strtol(d->d_name, NULL, 10);
+
+		if (tid <= 0 || bts_thread_find(s, tid))
+			continue;
+		err = seize_one(s, tid);
+		added++;
+	}
+	closedir(dir);
+	return err ? err : added;
+}
+
+static int check_pid(pid_t pid)
+{
+	if (pid <= 0)
+		return bts_fail(BTS_E_SRCH, "no process %d", (int)pid);
+	if (kill(pid, 0) && errno == ESRCH)
+		return bts_fail(BTS_E_SRCH, "no process %d", (int)pid);
+	if (pid == getpid())
+		return bts_fail(BTS_E_PERM, "a process cannot trace itself");
+	return 0;
+}
+
+int bts_session_attach(pid_t pid, const struct bts_session_opts *opts,
+		       struct bts_session **out)
+{
+	struct bts_session_opts o32;
+	struct bts_session *s;
+	struct bts_writer *w;
+	char exe[64];
+	int err, n;
+	size_t i;
+
+	if (!out)
+		return bts_fail(BTS_E_INVAL, "attach: no result pointer");
+	err = check_pid(pid);
+	if (err)
+		return err;
+	/* Issue 9: auto picks ptrace-step for a 32-bit program (abi32.c). */
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+	err = bts_session_new(bts_abi32_opts(opts, exe, &o32), pid, &s);
+	if (err)
+		return err;
+	/* The trace names the process before its threads: they come later. */
+	w = s->w;
+	s->w = NULL;
+	/* Threads may start while we attach: until a pass finds none new. */
+	while ((n = seize_pass(s)) > 0)
+		;
+	s->w = w;
+	err = n;
+	if (!err && !s->nthreads)
+		err = bts_fail(BTS_E_SRCH, "no process %d", (int)pid);
+	if (!err) {
+		err = bts_proc_is_64bit(pid);
+		if (err == 0 && s->source == PTBTS_SOURCE_PERF_BTS)
+			err = bts_fail(BTS_E_NOEXEC, "process %d is 32-bit: traced by "
+				       "ptrace-step or kmod-step only", (int)pid);
+	}
+	if (err >= 0)
+		err = bts_session_write_start(s);
+	for (i = 0; err >= 0 && w && i < s->nthreads; i++)
+		err = bts_writer_thread(w, pid, s->threads[i]->tid);
+	if (err < 0)
+		goto detach;
+	*out = s;
+	return 0;
+
+detach:
+	s->w = NULL;
+	bts_detach_all(s);
+	bts_session_free(s);
+	return err;
+}
+
+/* ------------------------------------------------------------- detaching */
+
+/*
+ * One report while quiescing: is the thread now stopped with nothing of
+ * ours pending?  A completed step's SIGTRAP must be taken off it first, or
+ * the detached program would die of it.
+ */
+static void quiesce_one(struct bts_session *s, struct bts_thread *t, int status)
+{
+	int sig = WSTOPSIG(status), event = status >> 16;
+	unsigned long msg;
+	struct bts_thread *nt;
+	siginfo_t si;
+
+	t->running = false;
+	if (t->shadow) {
+		/*
+		 * A vfork child: its parent cannot stop before it execs or
+		 * exits, and it shares the memory: every int3 out, let it go.
+		 */
+		bts_step_restore(s);
+		ptrace(PTRACE_DETACH, t->tid, 0, 0);
+		bts_thread_remove(s, t);
+		return;
+	}
+	switch (event) {
+	case 0:
+		if (sig == BTS_SYSCALL_STOP)
+			return;		/* at a syscall: nothing pending */
+		if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si))
+			return;
+		if (bts_step_report(&si)) {
+			if (t->started)
+				bts_step_trap(s, t);
+		} else if (!t->started || !t->stepping ||
+			   !bts_fast_site(s, t, &si)) {
+			t->detach_sig = sig;
+		}
+		return;
+	case PTRACE_EVENT_STOP:
+		if (sig == SIGTRAP && bts_proc_sig_in(t->tid, "SigPnd", SIGTRAP))
+			break;	/* take the step's SIGTRAP first */
+		return;
+	case PTRACE_EVENT_CLONE:
+		if (!ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg) &&
+		    !bts_thread_find(s, (pid_t)msg) &&
+		    !bts_thread_add(s, (pid_t)msg, &nt))
+			nt->running = true;
+		return;
+	case PTRACE_EVENT_EXIT:
+		t->exiting = true;
+		break;
+	default:
+		return;
+	}
+	if (ptrace(PTRACE_CONT, t->tid, 0, 0) == 0 || errno == ESRCH)
+		t->running = true;
+}
+
+static bool any_running(struct bts_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nthreads; i++)
+		if (s->threads[i]->running)
+			return true;
+	return false;
+}
+
+/*
+ * The next report while quiescing.  A thread held while an int3 was out
+ * (step_hold.c) has its report kept: it comes first, as in
+ * bts_session_run().  Once every thread is stopped no one can pass a
+ * site unseen, so a lifted int3 goes back in for the held ones' turn.
+ */
+static pid_t quiesce_next(struct bts_session *s, int *status)
+{
+	pid_t tid;
+	size_t i;
+
+	if (bts_lift_next(s, &tid, status))
+		return tid;
+	if (!any_running(s) && s->lift_nheld) {
+		for (i = 0; i < s->nthreads; i++)
+			bts_fast_relift(s, s->threads[i]);
+		if (bts_lift_next(s, &tid, status))
+			return tid;
+	}
+	if (!any_running(s))
+		return 0;
+	/* kmod BLOCK: a thread waiting for room stops once it has some. */
+	if (s->kmod)
+		return bts_kmod_wait(s, status);
+	return waitpid(-1, status, __WALL);
+}
+
+static void quiesce(struct bts_session *s)
+{
+	struct bts_thread *t;
+	int status;
+	size_t i;
+	pid_t tid;
+
+	for (i = 0; i < s->nthreads; i++)
+		if (s->threads[i]->running)
+			ptrace(PTRACE_INTERRUPT, s->threads[i]->tid, 0, 0);
+	while ((tid = quiesce_next(s, &status))) {
+		if (tid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		t = bts_thread_find(s, tid);
+		if (!t && WIFSTOPPED(status) && bts_fork_child_stop(s, tid))
+			continue;
+		if (!t && WIFSTOPPED(status) && !bts_thread_add(s, tid, &t))
+			t->running = true;
+		if (!t)
+			continue;
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			bts_reap(s, t, status);
+		else if (WIFSTOPPED(status))
+			quiesce_one(s, t, status);
+	}
+	/* A thread stopped mid-block: the direct jumps it already ran. */
+	for (i = 0; i < s->nthreads; i++)
+		if (!s->threads[i]->running)
+			bts_fast_sync(s, s->threads[i]);
+}
+
+int bts_detach_all(struct bts_session *s)
+{
+	int err = 0;
+
+	quiesce(s);
+	bts_step_restore(s);
+	bts_procs_restore(s);	/* followed children's code too */
+	while (s->nthreads) {
+		struct bts_thread *t = s->threads[0];
+
+		if (ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)t->detach_sig) &&
+		    errno != ESRCH && !err)
+			err = bts_fail_errno(BTS_E_INTERNAL, "detaching thread %d",
+					     (int)t->tid);
+		bts_thread_flush(s, t);
+		bts_thread_remove(s, t);
+	}
+	return err;
+}

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The traced threads: each has its own ring of tracer memory.  BLOCK mode
+ * drains a full ring to the writer and goes on (lossless, bounded memory);
+ * RING mode keeps the newest records and writes them when the thread ends;
+ * STOP mode keeps the oldest and counts the rest.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/ptrace.h>
+
+#include "session/session.h"
+
+struct bts_thread *bts_thread_find(struct bts_session *s, pid_t tid)
+{
+	size_t i;
+
+	if (s->last && s->last->tid == tid)
+		return s->last;
+	for (i = 0; i < s->nthreads; i++)
+		if (s->threads[i]->tid == tid)
+			return s->last = s->threads[i];
+	return NULL;
+}
+
+static int table_push(struct bts_session *s, struct bts_thread *t)
+{
+	if (s->nthreads == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 8;
+		struct bts_thread **p = realloc(s->threads, cap * sizeof(*p));
+
+		if (!p)
+			return bts_fail(BTS_E_NOMEM, "thread table of %zu", cap);
+		s->threads = p;
+		s->cap = cap;
+	}
+	s->threads[s->nthreads++] = t;
+	return 0;
+}
+
+static int new_thread(struct bts_session *s, pid_t tid, uint64_t size,
+		      struct bts_thread **out)
+{
+	struct bts_thread *t = calloc(1, sizeof(*t));
+	int err;
+
+	if (!t)
+		return bts_fail(BTS_E_NOMEM, "thread %d", (int)tid);
+	t->tid = tid;
+	t->proc = s->cur;
+	if (t->proc)
+		t->proc->nthreads++;
+	t->stepping = true;
+	t->resume_op = PTRACE_SINGLESTEP;
+	t->mem = malloc(size);
+	if (!t->mem) {
+		err = bts_fail(BTS_E_NOMEM, "a ring of %llu bytes for thread %d",
+			       (unsigned long long)size, (int)tid);
+		goto free_thread;
+	}
+	err = bts_ring_init(&t->ring, t->mem, size, s->mode);
+	if (err)
+		goto free_mem;
+	err = table_push(s, t);
+	if (err)
+		goto free_mem;
+	*out = t;
+	return 0;
+
+free_mem:
+	free(t->mem);
+free_thread:
+	free(t);
+	return err;
+}
+
+int bts_thread_add(struct bts_session *s, pid_t tid, struct bts_thread **out)
+{
+	int err = new_thread(s, tid, s->buffer_size, out);
+
+	if (err)
+		return err;
+	bts_count_add(&s->nthreads_seen, 1);
+	if (s->w)
+		bts_note_err(s, bts_writer_thread(s->w, bts_cur_pid(s), tid));
+	return 0;
+}
+
+/* A vfork child, run through while it shares the memory: not in the trace. */
+int bts_thread_add_shadow(struct bts_session *s, pid_t tid,
+			  struct bts_thread **out)
+{
+	int err = new_thread(s, tid, sizeof(struct ptbts_record), out);
+
+	if (!err)
+		(*out)->shadow = true;
+	return err;
+}
+
+void bts_thread_remove(struct bts_session *s, struct bts_thread *t)
+{
+	size_t i;
+
+	for (i = 0; i < s->nthreads; i++) {
+		if (s->threads[i] == t) {
+			s->threads[i] = s->threads[--s->nthreads];
+			break;
+		}
+	}
+	if (s->last == t)
+		s->last = NULL;
+	if (t->proc)
+		t->proc->nthreads--;
+	bts_kmod_forget(s, t);
+	bts_perf_forget(t);
+	free(t->mem);
+	free(t);
+}
+
+static void write_recs(struct bts_session *s, struct bts_thread *t,
+		       const struct ptbts_record *recs, size_t n)
+{
+	bts_count_add(&s->records, n);
+	if (s->w && n)
+		bts_note_err(s, bts_writer_records(s->w, bts_thread_pid(s, t),
+						   t->tid, recs, n));
+}
+
+static void write_lost(struct bts_session *s, struct bts_thread *t)
+{
+	struct ptbts_record lost = {
+		.to = t->ring.lost,
+		.flags = PTBTS_MKKIND(PTBTS_KIND_LOST),
+	};
+
+	if (!t->ring.lost)
+		return;
+	bts_count_add(&s->lost, t->ring.lost);
+	t->ring.lost = 0;
+	write_recs(s, t, &lost, 1);
+}
+
+static void write_unread(struct bts_session *s, struct bts_thread *t)
+{
+	struct bts_span span[2];
+	int i, n = bts_ring_unread(&t->ring, span);
+
+	for (i = 0; i < n; i++) {
+		write_recs(s, t, span[i].recs, span[i].n);
+		bts_ring_consume(&t->ring, span[i].n);
+	}
+}
+
+void bts_thread_drain(struct bts_session *s, struct bts_thread *t)
+{
+	write_unread(s, t);
+}
+
+/*
+ * Everything the ring holds, in the order it happened: the newest records
+ * survive in RING mode (the lost ones came first), the oldest in STOP mode.
+ */
+void bts_thread_flush(struct bts_session *s, struct bts_thread *t)
+{
+	struct bts_span span[2];
+
+	bts_kmod_drain(s, t, true);	/* kmod sources: the module's records */
+	bts_perf_drain(s, t);		/* perf-bts: perf's ring */
+	if (t->ring.mode == PTBTS_MODE_RING) {
+		bts_ring_unread(&t->ring, span);
+		write_lost(s, t);
+		write_unread(s, t);
+	} else {
+		write_unread(s, t);
+		write_lost(s, t);
+	}
+}
+
+static int emit_map(void *arg, const struct bts_map *m)
+{
+	struct bts_session *s = arg;
+	pid_t main_pid = s->pid;
+	int err = s->w ? bts_writer_map(s->w, bts_cur_pid(s), m) : 0;
+
+	if (err)
+		return err;
+	/* maps.c copies the code of s->pid: the current process's here. */
+	s->pid = bts_cur_pid(s);
+	err = bts_map_write_code(s, m);
+	s->pid = main_pid;
+	return err;
+}
+
+void bts_maps_write_all(struct bts_session *s)
+{
+	bts_mapset_clear(&s->maps);
+	bts_note_err(s, bts_mapset_refresh(&s->maps, bts_cur_pid(s), 0, emit_map, s));
+}
+
+/* Code the known maps do not cover was mapped since: write its maps. */
+void bts_maps_check(struct bts_session *s, uint64_t to)
+{
+	int err;
+
+	if (bts_mapset_contains(&s->maps, to))
+		return;
+	err = bts_mapset_refresh(&s->maps, bts_cur_pid(s), to, emit_map, s);
+	/* A process that is gone has no maps to read: not a trace error. */
+	if (err != -BTS_E_SRCH)
+		bts_note_err(s, err);
+}
+
+/* The known executable map holding @addr, or NULL. */
+static const struct bts_map *exec_map(const struct bts_mapset *set,
+				      uint64_t addr, size_t *idx)
+{
+	size_t lo = 0, hi = set->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < set->maps[mid].start)
+			hi = mid;
+		else if (addr >= set->maps[mid].end)
+			lo = mid + 1;
+		else
+			return &set->maps[*idx = mid];
+	}
+	return NULL;
+}
+
+/*
+ * Straight-line code ends where executable memory does: a block decoded on
+ * past it (after a hlt, or the last call of a text section) would take the
+ * data behind it for code, and an int3 planted there would change the
+ * program's data (a fork child's execve argument vector, once).  Adjacent
+ * executable maps run on into each other.
+ */
+size_t bts_code_span(struct bts_session *s, uint64_t addr, size_t len)
+{
+	const struct bts_map *m;
+	uint64_t end;
+	size_t i = 0;
+
+	m = exec_map(&s->maps, addr, &i);
+	if (!m) {
+		bts_maps_check(s, addr);	/* mapped since: read the maps again */
+		m = exec_map(&s->maps, addr, &i);
+	}
+	if (!m)
+		return 0;
+	end = m->end;
+	while (++i < s->maps.n && s->maps.maps[i].start == end)
+		end = s->maps.maps[i].end;
+	return end - addr < len ? (size_t)(end - addr) : len;
+}
+
+void bts_thread_emit(struct bts_session *s, struct bts_thread *t,
+		     uint64_t from, uint64_t to, int kind)
+{
+	struct ptbts_record rec = { from, to, PTBTS_MKKIND(kind) };
+
+	if (t->shadow || !bts_limits_record(s))
+		return;
+	if (from)
+		bts_maps_check(s, to);
+	if (bts_ring_put(&t->ring, &rec) == -BTS_E_AGAIN) {
+		bts_thread_drain(s, t);
+		bts_ring_put(&t->ring, &rec);
+	}
+}

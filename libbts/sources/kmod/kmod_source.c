@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The kmod-step source, one thread at a time.  At its first stop a thread
+ * gets a buffer of anonymous pages and is attached to the session fd; the
+ * module then records into those pages while the thread runs with
+ * PTRACE_CONT.  Positions come from STATUS (head and wraps give the records
+ * written since attach), never from the buffer.
+ *
+ * What is read when follows the modes of the ptrace-step source, so that
+ * both give the same trace:
+ *   BLOCK  records are taken whenever the module says they are ready, and
+ *          acknowledged: the thread waits for room, nothing is lost;
+ *   RING   nothing is taken until the thread stops for good (exit, exec of
+ *          a thread that takes over, detach): the newest buffer-full
+ *          survives, after a LOST marker for what was overwritten;
+ *   STOP   the same, but the module kept the oldest and counted the rest.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "session/session.h"
+
+#define REC sizeof(struct ptbts_record)
+
+long bts_kmod_ioctl(struct bts_kmod *k, unsigned long cmd, unsigned long arg)
+{
+	long r = ioctl(k->fd, cmd, arg);
+
+	return r < 0 ? -errno : r;
+}
+
+#define CAP_IPC_LOCK_BIT 14
+#define MEMLOCK_SHARES 16
+
+/*
+ * The buffers are locked memory of ours: without CAP_IPC_LOCK,
+ * RLIMIT_MEMLOCK bounds them all together.  A BLOCK-mode thread takes at
+ * most a sixteenth of it, so that the threads that come later find room
+ * too; 0 when there is no bound.
+ */
+static size_t memlock_share(size_t page)
+{
+	unsigned long long caps = 0;
+	struct rlimit rl;
+	size_t share;
+
+	if (!bts_proc_status(getpid(), "CapEff", 16, &caps) &&
+	    caps & (1ULL << CAP_IPC_LOCK_BIT))
+		return 0;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	share = (size_t)(rl.rlim_cur / MEMLOCK_SHARES) / page * page;
+	return share ? share : page;
+}
+
+int bts_kmod_open(struct bts_session *s)
+{
+	struct bts_kmod *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return bts_fail(BTS_E_NOMEM, "kmod session");
+	k->fd = open(PTBTS_DEVICE, O_RDWR | O_CLOEXEC);
+	if (k->fd < 0) {
+		free(k);
+		return bts_fail_errno(BTS_E_NOSOURCE, "cannot open " PTBTS_DEVICE);
+	}
+	k->sfd = -1;
+	k->page = (size_t)sysconf(_SC_PAGESIZE);
+	k->share = memlock_share(k->page);
+	s->kmod = k;
+	/* No int3 is ever planted: vfork children need no running through. */
+	s->bp_off = true;
+	return 0;
+}
+
+void bts_kmod_close(struct bts_session *s)
+{
+	struct bts_kmod *k = s->kmod;
+
+	if (!k)
+		return;
+	if (k->sfd >= 0)
+		close(k->sfd);
+	if (k->masked)
+		pthread_sigmask(SIG_SETMASK, &k->oldmask, NULL);
+	close(k->fd);	/* the module lets go of every thread still attached */
+	free(k);
+	s->kmod = NULL;
+}
+
+static int attach_err(pid_t tid, long err, uint64_t size)
+{
+	switch (err) {
+	case -ENOMEM:
+		return bts_fail(BTS_E_NOMEM, "thread %d: a buffer of %llu bytes cannot "
+				"be locked in memory (RLIMIT_MEMLOCK: raise ulimit -l, or "
+				"use a smaller --buffer)", (int)tid,
+				(unsigned long long)size);
+	case -EPERM:
+		return bts_fail(BTS_E_PERM, "thread %d: the module refused the attach: "
+				"not its tracer", (int)tid);
+	case -EOPNOTSUPP:
+		return bts_fail(BTS_E_NOSOURCE, "thread %d: kmod-step cannot record here",
+				(int)tid);
+	default:
+		return bts_fail(BTS_E_INTERNAL, "thread %d: attaching to " PTBTS_DEVICE
+				": %s", (int)tid, strerror((int)-err));
+	}
+}
+
+static long attach_once(struct bts_session *s, struct bts_thread *t,
+			struct bts_kmod_thread *kt)
+{
+	struct ptbts_config c = {
+		.size = sizeof(c),
+		.tid = (__u32)t->tid,
+		.source = PTBTS_SOURCE_KMOD_STEP,
+		.mode = (__u32)s->mode,
+		.buffer_size = kt->size,
+	};
+
+	kt->nslots = kt->size / REC;
+	kt->buf = mmap(NULL, kt->size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (kt->buf == MAP_FAILED) {
+		kt->buf = NULL;
+		return -ENOMEM;
+	}
+	c.buffer = (uintptr_t)kt->buf;
+	return bts_kmod_ioctl(s->kmod, PTBTS_IOC_ATTACH, (unsigned long)&c);
+}
+
+/*
+ * Past RLIMIT_MEMLOCK, a BLOCK-mode thread takes a smaller buffer (see
+ * memlock_share()): it loses nothing either way, it only wakes its tracer
+ * more often.  In the other modes the size is what the trace keeps: no
+ * silent change.
+ */
+static int attach(struct bts_session *s, struct bts_thread *t,
+		  struct bts_kmod_thread *kt)
+{
+	size_t want = kt->size, page = s->kmod->page;
+	long r;
+
+	for (;;) {
+		r = attach_once(s, t, kt);
+		if (r != -ENOMEM || s->mode != PTBTS_MODE_BLOCK ||
+		    kt->size <= page || !kt->buf)
+			break;
+		munmap(kt->buf, kt->size);
+		kt->size = (kt->size / 2 + page - 1) / page * page;
+	}
+	if (r == -ESRCH)
+		return 0;	/* killed meanwhile: its exit is on the way */
+	if (r)
+		return attach_err(t->tid, r, want);
+	kt->attached = true;
+	return 0;
+}
+
+int bts_kmod_attach(struct bts_session *s, struct bts_thread *t, uint64_t size)
+{
+	struct bts_kmod_thread *kt = calloc(1, sizeof(*kt));
+	size_t page = s->kmod->page;
+
+	if (!kt)
+		return bts_fail(BTS_E_NOMEM, "thread %d", (int)t->tid);
+	kt->ktid = t->tid;
+	kt->size = (size + page - 1) / page * page;
+	if (s->mode == PTBTS_MODE_BLOCK && s->kmod->share &&
+	    kt->size > s->kmod->share)
+		kt->size = s->kmod->share;
+	t->kmod = kt;
+	return attach(s, t, kt);
+}
+
+void bts_kmod_start(struct bts_session *s, struct bts_thread *t)
+{
+	t->started = true;
+	t->stepping = false;	/* the module steps it: PTRACE_CONT */
+	/* A debugger's session: gdb says which threads record (control_kmod.c). */
+	if (t->shadow || t->kmod || s->kmod->lazy)
+		return;
+	bts_note_err(s, bts_kmod_attach(s, t, s->buffer_size));
+}
+
+/* ---------------------------------------------------------------- reading */
+
+/*
+ * Records into code the trace has no map of yet: read the maps again (of
+ * the thread's process, the current one: see bts_kmod_drain()).
+ */
+static void check_maps(struct bts_session *s, const struct ptbts_record *r,
+		       size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (r[i].from)
+			bts_maps_check(s, r[i].to);
+}
+
+static void write_recs(struct bts_session *s, struct bts_thread *t,
+		       const struct ptbts_record *r, size_t n)
+{
+	n = bts_limits_take(s, n);	/* --max-size: the ones that fit */
+	if (!n)
+		return;
+	check_maps(s, r, n);
+	bts_count_add(&s->records, n);
+	if (s->w)
+		bts_note_err(s, bts_writer_records(s->w, bts_thread_pid(s, t),
+						   t->tid, r, n));
+}
+
+static void write_lost(struct bts_session *s, struct bts_thread *t, uint64_t n)
+{
+	struct ptbts_record lost = {
+		.to = n,
+		.flags = PTBTS_MKKIND(PTBTS_KIND_LOST),
+	};
+
+	if (!n)
+		return;
+	bts_count_add(&s->lost, n);
+	write_recs(s, t, &lost, 1);
+}
+
+/* The module's own LOST markers (STOP mode) count as told. */
+static void count_markers(struct bts_kmod_thread *kt,
+			  const struct ptbts_record *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!r[i].from && PTBTS_KIND(r[i].flags) == PTBTS_KIND_LOST)
+			kt->lost_marked += r[i].to;
+}
+
+/* Records [kt->tail, end) to the writer, in at most two runs of slots. */
+static void take(struct bts_session *s, struct bts_thread *t, uint64_t end)
+{
+	struct bts_kmod_thread *kt = t->kmod;
+
+	while (kt->tail < end) {
+		uint64_t slot = kt->tail % kt->nslots;
+		size_t n = (size_t)(end - kt->tail);
+
+		if (n > kt->nslots - slot)
+			n = (size_t)(kt->nslots - slot);
+		count_markers(kt, kt->buf + slot, n);
+		write_recs(s, t, kt->buf + slot, n);
+		kt->tail += n;
+	}
+}
+
+static long status(struct bts_session *s, struct bts_kmod_thread *kt,
+		   struct ptbts_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->tid = (__u32)kt->ktid;
+	return bts_kmod_ioctl(s->kmod, PTBTS_IOC_STATUS, (unsigned long)st);
+}
+
+/* The module no longer knows the thread: what it recorded since is a hole. */
+static void lost_track(struct bts_session *s, struct bts_thread *t)
+{
+	struct ptbts_record gap = {
+		.to = PTBTS_GAP_UNKNOWN,
+		.flags = PTBTS_MKKIND(PTBTS_KIND_GAP),
+	};
+
+	t->kmod->attached = false;
+	write_recs(s, t, &gap, 1);
+}
+
+static void ack(struct bts_session *s, struct bts_kmod_thread *kt)
+{
+	struct ptbts_ack a = {
+		.size = sizeof(a),
+		.tid = (__u32)kt->ktid,
+		.tail = kt->tail,
+	};
+	long r = bts_kmod_ioctl(s->kmod, PTBTS_IOC_ACK, (unsigned long)&a);
+
+	if (r && r != -ESRCH)
+		bts_note_err(s, bts_fail(BTS_E_INTERNAL, "thread %d: ack: %s",
+					 (int)kt->ktid, strerror((int)-r)));
+}
+
+int bts_kmod_drain(struct bts_session *s, struct bts_thread *t, bool final)
+{
+	struct bts_kmod_thread *kt = t->kmod;
+	struct ptbts_status st;
+	uint64_t count, first, before;
+	long r;
+
+	if (!kt || !kt->attached || (!final && s->mode != PTBTS_MODE_BLOCK))
+		return 0;
+	bts_proc_enter(s, t->proc);	/* a followed child's maps, if its */
+	r = status(s, kt, &st);
+	if (r == -ESRCH)
+		lost_track(s, t);
+	if (r) {
+		if (r != -ESRCH)
+			bts_note_err(s, bts_fail(BTS_E_INTERNAL, "thread %d: status: %s",
+						 (int)kt->ktid, strerror((int)-r)));
+		return 0;
+	}
+	count = st.wraps * kt->nslots + st.head / REC;
+	before = kt->tail;
+	if (s->mode == PTBTS_MODE_RING && count - kt->tail > kt->nslots) {
+		first = count - kt->nslots;
+		write_lost(s, t, first - kt->tail);
+		kt->tail = first;
+	}
+	take(s, t, count);
+	if (s->mode == PTBTS_MODE_BLOCK && kt->tail != before &&
+	    st.state <= PTBTS_STATE_STOPPED)
+		ack(s, kt);
+	if (s->mode == PTBTS_MODE_STOP && final && st.lost > kt->lost_marked) {
+		write_lost(s, t, st.lost - kt->lost_marked);
+		kt->lost_marked = st.lost;
+	}
+	return kt->tail != before;
+}
+
+/* ------------------------------------------------------------ exec, end */
+
+void bts_kmod_exec(struct bts_session *s, struct bts_thread *t)
+{
+	int is64 = bts_proc_is_64bit(bts_thread_pid(s, t));
+	struct ptbts_record gap = {
+		.to = PTBTS_GAP_DISABLED,
+		.flags = PTBTS_MKKIND(PTBTS_KIND_GAP),
+	};
+	uint64_t entry;
+
+	/*
+	 * The old image's records (the exec marker last), then the EXEC
+	 * chunk of the process (issue 7: any process followed), its maps.
+	 */
+	bts_kmod_drain(s, t, is64 < 0);
+	bts_proc_exec(s, t, &entry);
+	bts_maps_write_all(s);
+	/* The module steps a 32-bit image too (issue 9). */
+	if (is64 >= 0 || !t->kmod)
+		return;
+	/* Of no known bitness (gone): not traced on, its exit is kept. */
+	bts_kmod_forget(s, t);
+	write_recs(s, t, &gap, 1);
+}
+
+void bts_kmod_forget(struct bts_session *s, struct bts_thread *t)
+{
+	struct bts_kmod_thread *kt = t->kmod;
+
+	if (!kt)
+		return;
+	if (kt->attached && s->kmod)
+		bts_kmod_ioctl(s->kmod, PTBTS_IOC_DETACH, (unsigned long)kt->ktid);
+	if (kt->buf)
+		munmap(kt->buf, kt->size);
+	free(kt);
+	t->kmod = NULL;
+}

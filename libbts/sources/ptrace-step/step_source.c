@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The ptrace-step source: every instruction is single-stepped.  At each
+ * stop the source knows the instruction about to run (its "pending" one,
+ * classified through the cache); at the next step report the new pc says
+ * where it went, and bts_insn_taken() says whether that is a branch record.
+ *
+ * Asynchronous records come from what the kernel does around a step:
+ *  - a caught signal, passed on at its signal-delivery-stop, makes the
+ *    kernel stop the stepping thread at the handler's first instruction:
+ *    {interrupted pc -> handler}, and the instruction there did not run;
+ *  - rt_sigreturn is a syscall after which the pc is elsewhere:
+ *    {the syscall -> the resumed pc}.
+ * Code that cannot be read or decoded gives a gap marker, never a guess.
+ *
+ * This is the single-step half of the source: step_fast.c runs whole
+ * blocks between branch stops and comes here for the blocks it cannot run
+ * (and for every instruction when BTS_STEP_MODE=single is set in the
+ * environment, the reference the tests compare branch stops with).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+
+#include "session/abi32.h"
+#include "session/session.h"
+
+#define CODE_CHUNK 64
+
+/* The kernel's internal restart codes (include/linux/errno.h). */
+#define K_ERESTARTSYS		512
+#define K_ERESTARTNOINTR	513
+#define K_ERESTARTNOHAND	514
+#define K_ERESTART_RESTARTBLOCK	516
+
+static int get_regs(struct bts_thread *t, struct user_regs_struct *regs)
+{
+	return ptrace(PTRACE_GETREGS, t->tid, 0, regs) ? -errno : 0;
+}
+
+/*
+ * 32-bit code is decoded at every step, not cached: the cache's answers
+ * are 64-bit ones, and a step's ptrace round trips outweigh a decode.
+ */
+static int classify32(const uint8_t *code, size_t n, struct bts_insn *out)
+{
+	int err = bts_abi32_classify(code, n, out);
+
+	if (err == -BTS_E_TRUNCATED && n < CODE_CHUNK)
+		return PTBTS_GAP_UNREADABLE;
+	return err ? PTBTS_GAP_UNDECODABLE : 0;
+}
+
+/* The classification of @pc, through the cache; a gap reason on failure. */
+static int classify(struct bts_session *s, struct bts_thread *t, uint64_t pc,
+		    struct bts_insn *out)
+{
+	const struct bts_insn *c = t->proc && t->proc->abi32 ? NULL :
+				   bts_insn_cache_get(s->icache, pc);
+	uint8_t code[CODE_CHUNK];
+	ssize_t n;
+
+	if (c) {
+		*out = *c;
+		return 0;
+	}
+	n = bts_read_code(s, t->tid, pc, code, sizeof(code));
+	if (n <= 0)
+		return PTBTS_GAP_UNREADABLE;
+	if (t->proc && t->proc->abi32)
+		return classify32(code, (size_t)n, out);
+	if (bts_insn_cache_fill(s->icache, pc, code, (size_t)n) == 0) {
+		/* Too few bytes readable to finish the instruction? */
+		if (bts_insn_classify(code, (size_t)n, out) == -BTS_E_TRUNCATED &&
+		    n < (ssize_t)sizeof(code))
+			return PTBTS_GAP_UNREADABLE;
+		return PTBTS_GAP_UNDECODABLE;
+	}
+	*out = *bts_insn_cache_get(s->icache, pc);
+	return 0;
+}
+
+/* The instruction at regs' pc is the next to run. */
+void bts_step_set_pending(struct bts_session *s, struct bts_thread *t,
+			  const struct user_regs_struct *regs, bool fresh)
+{
+	int gap = classify(s, t, regs->rip, &t->insn);
+
+	if (gap) {
+		/* One marker per hole, not one per instruction in it. */
+		if (!t->in_gap)
+			bts_thread_emit(s, t, 0, gap, PTBTS_KIND_GAP);
+		t->in_gap = true;
+		t->has_pending = false;
+		return;
+	}
+	t->in_gap = false;
+	t->has_pending = true;
+	t->fresh = fresh;
+	t->pc = regs->rip;
+	t->nr = regs->rax;
+}
+
+/*
+ * Whether the pending instruction is a syscall: a 32-bit program's also
+ * int $0x80 (sysenter returns past the int $0x80 that follows it in
+ * __kernel_vsyscall, which complete() does not count as a branch).
+ */
+static bool enters_kernel(const struct bts_thread *t)
+{
+	return t->insn.kind == BTS_INSN_SYSCALL ||
+	       (t->insn.kind == BTS_INSN_INT && t->proc && t->proc->abi32);
+}
+
+static bool is_sigreturn(const struct bts_thread *t, uint64_t nr)
+{
+	if (t->proc && t->proc->abi32)
+		return bts_abi32_sigreturn(nr);
+	return nr == SYS_rt_sigreturn;
+}
+
+/* The pending instruction ran and the thread is now at @regs. */
+static void complete(struct bts_session *s, struct bts_thread *t,
+		     const struct user_regs_struct *regs)
+{
+	uint64_t next = regs->rip;
+
+	if (enters_kernel(t)) {
+		bool sigreturn = is_sigreturn(t, t->nr) ||
+				 is_sigreturn(t, regs->orig_rax);
+
+		if (sigreturn && next != t->pc + t->insn.len) {
+			bts_thread_emit(s, t, t->pc, next, PTBTS_KIND_SIGRETURN);
+			t->in_gap = false;
+		}
+		return;
+	}
+	if (bts_insn_taken(&t->insn, t->pc, next))
+		bts_thread_emit(s, t, t->pc, next, PTBTS_KIND_BRANCH);
+}
+
+void bts_step_start(struct bts_session *s, struct bts_thread *t)
+{
+	struct user_regs_struct regs;
+
+	t->started = true;
+	t->has_pending = false;
+	t->sig_entry = false;
+	t->fast = false;
+	t->sigret_from = 0;
+	/* The debugger has not asked for records yet; a vfork child still
+	 * steps through the int3s in the memory it shares. */
+	if (s->lazy && !t->shadow) {
+		t->stepping = false;
+		return;
+	}
+	bts_place_thread(s, t->tid);
+	if (get_regs(t, &regs))
+		return;
+	/*
+	 * Stopped at a new thread's start, an interrupt or an exec: the
+	 * thread may be finishing (or restarting) a syscall, which reports a
+	 * trap before the instruction at the pc runs.
+	 */
+	bts_fast_enter(s, t, &regs, true, false, false);
+}
+
+/*
+ * A syscall that returned one of the kernel's restart codes: unless a
+ * handler runs first, the kernel moves the pc back onto the syscall and
+ * runs it again, and the next trap is at the same pc as this one.
+ */
+static bool restarting(const struct user_regs_struct *regs)
+{
+	long ret = (long)regs->rax;
+
+	return (long)regs->orig_rax >= 0 &&
+	       (ret == -K_ERESTARTSYS || ret == -K_ERESTARTNOINTR ||
+		ret == -K_ERESTARTNOHAND || ret == -K_ERESTART_RESTARTBLOCK);
+}
+
+void bts_step_trap(struct bts_session *s, struct bts_thread *t)
+{
+	struct user_regs_struct regs;
+	bool fresh = false;
+
+	if (get_regs(t, &regs))
+		return;
+	bts_fast_relift(s, t);
+	if (t->sig_entry) {
+		t->sig_entry = false;
+		bts_thread_emit(s, t, t->sig_from, regs.rip, PTBTS_KIND_SIGNAL);
+		t->in_gap = false;
+	} else if (t->fast) {
+		/* Not a step of ours: nothing ran that is not in the block. */
+		bts_fast_signal(s, t, &regs);
+		return;
+	} else if (t->has_pending) {
+		if (t->fresh && regs.rip == t->pc) {
+			/* It did not run: a syscall finished (or restarted) first. */
+			t->fresh = restarting(&regs);
+			return;
+		}
+		complete(s, t, &regs);
+		fresh = enters_kernel(t) && restarting(&regs);
+	}
+	bts_fast_enter(s, t, &regs, fresh, !fresh, false);
+}
+
+/*
+ * A signal-delivery-stop.  The pending instruction has not run, unless it
+ * was a trap (int3) that raised this very signal and moved the pc.  The
+ * int3 of a branch site is ours, not the program's.  Returns the signal
+ * to resume with.
+ */
+/*
+ * A shadow's SIGTRAP from an int3 of ours that was taken out meanwhile
+ * (release_shadows(), session_fork.c): the byte before the pc is no int3
+ * any more.  The pc goes back onto the original instruction; true then.
+ */
+static bool vanished_int3(struct bts_thread *t, const siginfo_t *si)
+{
+	struct user_regs_struct regs;
+	uint8_t b;
+
+	if (!t->shadow || si->si_signo != SIGTRAP || si->si_code != SI_KERNEL ||
+	    get_regs(t, &regs) ||
+	    bts_read_code(NULL, t->tid, regs.rip - 1, &b, 1) != 1 || b == BTS_INT3)
+		return false;
+	regs.rip--;
+	return ptrace(PTRACE_SETREGS, t->tid, 0, &regs) == 0;
+}
+
+int bts_step_signal(struct bts_session *s, struct bts_thread *t, int sig,
+		    const siginfo_t *si)
+{
+	struct user_regs_struct regs;
+
+	if (vanished_int3(t, si))
+		return 0;
+	if (!t->stepping)
+		return sig;
+	bts_fast_relift(s, t);
+	if (bts_fast_site(s, t, si))
+		return 0;
+	if (get_regs(t, &regs))
+		return sig;
+	if (t->fast) {
+		bts_fast_signal(s, t, &regs);
+	} else if (t->has_pending && regs.rip != t->pc && !t->sig_entry) {
+		complete(s, t, &regs);
+		bts_fast_enter(s, t, &regs, false, false, false);
+	}
+	if (bts_proc_sig_in(t->tid, "SigCgt", sig)) {
+		t->sig_entry = true;
+		t->sig_from = regs.rip;
+		/* The kernel stops a stepped thread at the handler's entry. */
+		t->resume_op = PTRACE_SINGLESTEP;
+	} else if (!s->single && bts_owns_bps(s, t) &&
+		   bts_fast_fatal(t->tid, sig)) {
+		/* The program dies of it: its core shows none of our int3s. */
+		bts_bp_remove_all(&s->bps);
+		s->bp_off = true;
+	}
+	return sig;
+}
+
+void bts_step_exec(struct bts_session *s, struct bts_thread *t)
+{
+	struct user_regs_struct regs;
+	int is64 = bts_proc_is_64bit(s->pid);
+
+	/* A new image: the old one's code and int3s are gone with it. */
+	bts_insn_cache_flush(s->icache);
+	bts_block_cache_flush(s->bcache);
+	bts_bp_forget_all(&s->bps);
+	bts_bp_set_pid(&s->bps, s->pid);
+	if (get_regs(t, &regs))
+		return;
+	bts_thread_emit(s, t, 0, regs.rip, PTBTS_KIND_EXEC);
+	t->in_gap = false;
+	bts_skip_forget(s);
+	if (t->ring.mode == PTBTS_MODE_BLOCK)
+		bts_thread_drain(s, t);	/* the old image's records first */
+	bts_maps_write_all(s);
+	if (is64 < 0) {
+		/* Not an ELF we know: run on untraced, keep the exit status. */
+		bts_thread_emit(s, t, 0, PTBTS_GAP_DISABLED, PTBTS_KIND_GAP);
+		t->stepping = false;
+		t->has_pending = false;
+		t->fast = false;
+		return;
+	}
+	bts_step_start(s, t);
+}
+
+void bts_step_pause(struct bts_session *s)
+{
+	s->lazy = true;
+	bts_bp_remove_all(&s->bps);	/* the debugger has planted none yet */
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct bts_thread *t = s->threads[i];
+
+		if (t->shadow)
+			continue;
+		t->stepping = false;
+		t->fast = false;
+		t->has_pending = false;
+		t->lifted = 0;
+	}
+}
+
+void bts_step_unpause(struct bts_session *s)
+{
+	if (!s->lazy)
+		return;
+	s->lazy = false;
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct bts_thread *t = s->threads[i];
+
+		if (t->shadow || t->exiting || !t->started)
+			continue;
+		t->stepping = true;
+		t->resume_op = PTRACE_SINGLESTEP;
+		bts_step_start(s, t);
+	}
+}
+
+/* Every planted int3 out: the program is let go, or killed. */
+void bts_step_restore(struct bts_session *s)
+{
+	bts_bp_remove_all(&s->bps);
+	s->bp_off = true;
+	bts_place_release(s);
+}

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Reading compact records (trace_format.h, trace_codec.h).  Opening a
+ * trace decodes every chunk once to check it, one chunk at a time through
+ * one bounded buffer; reading the records later decodes each chunk again
+ * into a small cache, so memory never grows with the trace.  The index
+ * keeps each chunk's place, which gives random access (bts_rec_seek).
+ */
+#include <endian.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "trace/trace_codec.h"
+#include "trace/trace_index.h"
+
+/* Two: a reader going back and forth across one chunk boundary decodes once. */
+#define CACHE_SLOTS	2
+
+struct bts_rec_cache {
+	struct bts_zstd *zstd;
+	uint8_t *raw;			/* one chunk's stream */
+	struct slot {
+		bool valid;
+		size_t thread, batch;
+		struct ptbts_record *recs;
+	} slot[CACHE_SLOTS];
+	unsigned int next;		/* the slot to replace */
+};
+
+static struct bts_rec_cache *cache_new(void)
+{
+	struct bts_rec_cache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->zstd = bts_zstd_new();
+	c->raw = malloc(BTS_RECORDS_PER_CHUNK * BTS_CODEC_REC_MAX);
+	for (int i = 0; i < CACHE_SLOTS; i++)
+		c->slot[i].recs = calloc(BTS_RECORDS_PER_CHUNK,
+					 sizeof(struct ptbts_record));
+	return c;
+}
+
+static bool cache_whole(const struct bts_rec_cache *c)
+{
+	if (!c || !c->zstd || !c->raw)
+		return false;
+	for (int i = 0; i < CACHE_SLOTS; i++)
+		if (!c->slot[i].recs)
+			return false;
+	return true;
+}
+
+void bts_compact_free(struct bts_trace *t)
+{
+	struct bts_rec_cache *c = t->cache;
+
+	if (!c)
+		return;
+	bts_zstd_free(c->zstd);
+	free(c->raw);
+	for (int i = 0; i < CACHE_SLOTS; i++)
+		free(c->slot[i].recs);
+	free(c);
+	t->cache = NULL;
+}
+
+static struct bts_rec_cache *cache_get(struct bts_trace *t)
+{
+	struct bts_rec_cache *c;
+
+	if (t->cache)
+		return t->cache;
+	c = t->cache = cache_new();
+	if (cache_whole(c))
+		return c;
+	bts_compact_free(t);
+	bts_fail(BTS_E_NOMEM, "compact records");
+	return NULL;
+}
+
+/*
+ * A read fault maps the cached pages around it too (the kernel's
+ * fault_around_bytes, 64 KiB by default), so reading one chunk maps back
+ * the end of the one before: the drop reaches that far behind.
+ */
+#define FAULT_AROUND	(64u << 10)
+
+void bts_trace_drop(const struct bts_trace *t, size_t off, size_t len)
+{
+	static size_t page;
+	uintptr_t lo, hi;
+
+	/* Only a file we mapped: a caller's buffer is the caller's. */
+	if (!t->mapped || !len)
+		return;
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
+	hi = (uintptr_t)t->buf + off + len;
+	off = off > FAULT_AROUND ? off - FAULT_AROUND : 0;
+	lo = (uintptr_t)t->buf + off;
+	lo &= ~(uintptr_t)(page - 1);
+	hi = (hi + page - 1) & ~(uintptr_t)(page - 1);
+	/* A private mapping never written: dropped pages read back from the file. */
+	madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+/*
+ * The payload's fixed part, checked; the data follows it.  The sizes are
+ * bounded before anything is allocated or decompressed.
+ */
+static const char *compact_header(const uint8_t *p, size_t plen,
+				  struct bts_chunk_records_compact *h)
+{
+	if (plen <= sizeof(*h))
+		return "compact records chunk is too short";
+	memcpy(h, p, sizeof(*h));
+	h->pid = le32toh(h->pid);
+	h->tid = le32toh(h->tid);
+	h->count = le32toh(h->count);
+	h->raw_len = le32toh(h->raw_len);
+	h->codec = le32toh(h->codec);
+	if (h->codec != BTS_CODEC_DELTA_ZSTD || h->reserved)
+		return "compact records chunk: unknown codec or reserved field";
+	if (!h->count || h->count > BTS_RECORDS_PER_CHUNK || !h->raw_len ||
+	    h->raw_len > (uint64_t)h->count * BTS_CODEC_REC_MAX)
+		return "compact records chunk: count or size out of bounds";
+	return NULL;
+}
+
+/* Decodes the chunk at payload @p into @recs: NULL, or what is wrong. */
+static const char *decode(struct bts_rec_cache *c, const uint8_t *p,
+			  size_t plen, struct ptbts_record *recs,
+			  struct bts_chunk_records_compact *h)
+{
+	const char *why = compact_header(p, plen, h);
+
+	if (!why)
+		why = bts_zstd_unpack(c->zstd, p + sizeof(*h), plen - sizeof(*h),
+				      c->raw, h->raw_len);
+	if (!why)
+		why = bts_codec_decode(c->raw, h->raw_len, recs, h->count);
+	return why;
+}
+
+int bts_rd_records_compact(struct bts_trace *t, const uint8_t *p, size_t plen,
+			   size_t off)
+{
+	struct bts_rec_cache *c = cache_get(t);
+	struct bts_chunk_records_compact h;
+	struct ptbts_record *recs;
+	const char *why;
+	long th;
+
+	if (!c)
+		return -BTS_E_NOMEM;
+	/* Slot 0 is scratch while the file is being checked. */
+	recs = c->slot[0].recs;
+	c->slot[0].valid = false;
+	why = decode(c, p, plen, recs, &h);
+	if (why)
+		return bts_fail(BTS_E_FORMAT, "offset %zu: %s", off, why);
+	th = bts_tindex_thread(t, h.tid);
+	if (th < 0 || t->threads[th].info.pid != h.pid)
+		return bts_fail(BTS_E_FORMAT, "offset %zu: %s", off,
+				"records of a thread that has not appeared");
+	for (uint32_t i = 0; i < h.count; i++) {
+		int kind;
+
+		why = bts_record_problem(&recs[i], &kind);
+		if (why)
+			return bts_fail(BTS_E_FORMAT,
+					"offset %zu: compact record %u, flags 0x%llx: %s",
+					off, i, (unsigned long long)recs[i].flags, why);
+	}
+	bts_trace_drop(t, p - t->buf, plen);
+	t->records += h.count;
+	return bts_tindex_add_compact(t, th, p - t->buf, plen, h.count);
+}
+
+int bts_compact_batch(const struct bts_trace *tc, size_t thread, size_t batch,
+		      const struct ptbts_record **out)
+{
+	/* The cache is the one part of a trace that reading changes. */
+	struct bts_trace *t = (struct bts_trace *)tc;
+	const struct bts_batch *b = &t->threads[thread].batches[batch];
+	struct bts_rec_cache *c = cache_get(t);
+	struct bts_chunk_records_compact h;
+	struct slot *s;
+	const char *why;
+	int err;
+
+	if (!c)
+		return -BTS_E_NOMEM;
+	for (int i = 0; i < CACHE_SLOTS; i++) {
+		if (c->slot[i].valid && c->slot[i].thread == thread &&
+		    c->slot[i].batch == batch) {
+			*out = c->slot[i].recs;
+			return 0;
+		}
+	}
+	err = bts_trace_check_size(t);
+	if (err)
+		return err;
+	s = &c->slot[c->next];
+	c->next = (c->next + 1) % CACHE_SLOTS;
+	why = decode(c, t->buf + b->off, b->len, s->recs, &h);
+	bts_trace_drop(t, b->off, b->len);
+	/* Checked when the trace was opened: only a file changed since fails. */
+	if (why || h.count != b->count) {
+		s->valid = false;
+		return bts_fail(BTS_E_FORMAT,
+				"compact records changed since the trace was opened");
+	}
+	*s = (struct slot){ true, thread, batch, s->recs };
+	*out = s->recs;
+	return 0;
+}

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * A trace file may change while it is read: rewritten in place (`cp
+ * new.btr old.btr`), truncated, or edited.  A mapping of a file that shrank
+ * faults (SIGBUS) where the file ended, and pages given back after the
+ * opening pass (bts_trace_drop) read back whatever the file holds now.
+ * So what the index keeps of the file's bytes (paths, code copies,
+ * messages) is copied out of the mapping while it is checked, and the
+ * records, read from the mapping later, are checked again when read: the
+ * file's size before each batch, and each raw batch's sum as the opening
+ * pass computed it (compact batches carry zstd's checksum).  A reader
+ * then sees an error saying the file changed, never other records.  Only
+ * a file that shrinks between the size check and the read still faults;
+ * the btrace views catch that SIGBUS and say the same.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "trace/trace_index.h"
+
+struct bts_kept {
+	struct bts_kept *next;
+	uint8_t bytes[];
+};
+
+const void *bts_trace_keep(struct bts_trace *t, const void *p, size_t len)
+{
+	struct bts_kept *k;
+
+	/* A caller's buffer (bts_trace_open_mem) is the caller's to keep. */
+	if (!t->mapped)
+		return p;
+	k = malloc(sizeof(*k) + len);
+	if (!k)
+		return NULL;
+	memcpy(k->bytes, p, len);
+	k->next = t->kept;
+	t->kept = k;
+	return k->bytes;
+}
+
+void bts_trace_keep_free(struct bts_trace *t)
+{
+	while (t->kept) {
+		struct bts_kept *k = t->kept;
+
+		t->kept = k->next;
+		free(k);
+	}
+}
+
+/* Not a cryptographic sum: it notices changes, it does not resist forgers. */
+uint64_t bts_raw_sum(const uint8_t *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t w = 0;
+
+		memcpy(&w, p + i, len - i < 8 ? len - i : 8);
+		h = (h ^ w) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+int bts_trace_check_size(const struct bts_trace *t)
+{
+	struct stat st;
+
+	if (t->fd < 0 || fstat(t->fd, &st) || (uint64_t)st.st_size >= t->len)
+		return 0;
+	return bts_fail(BTS_E_IO, "the trace file shrank since it was opened "
+			"(rewritten in place?): it reads no further");
+}
+
+/* Whether batch @batch of @thread was checked lately (a small ring). */
+static bool checked(struct bts_trace *t, size_t thread, size_t batch)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(t->checked); i++)
+		if (t->checked[i].valid && t->checked[i].thread == thread &&
+		    t->checked[i].batch == batch)
+			return true;
+	return false;
+}
+
+int bts_raw_batch_check(const struct bts_trace *tc, size_t thread, size_t batch)
+{
+	/* Like the compact cache, a part of the trace that reading changes. */
+	struct bts_trace *t = (struct bts_trace *)tc;
+	const struct bts_batch *b = &t->threads[thread].batches[batch];
+	size_t len = (size_t)b->count * sizeof(struct ptbts_record);
+	unsigned int slot;
+	int err;
+
+	if (!t->mapped || checked(t, thread, batch))
+		return 0;
+	err = bts_trace_check_size(t);
+	if (err)
+		return err;
+	if (bts_raw_sum(t->buf + b->off, len) != b->sum)
+		return bts_fail(BTS_E_FORMAT, "records changed since the trace was opened");
+	slot = t->next_checked++ % ARRAY_SIZE(t->checked);
+	t->checked[slot].valid = true;
+	t->checked[slot].thread = thread;
+	t->checked[slot].batch = batch;
+	return 0;
+}
