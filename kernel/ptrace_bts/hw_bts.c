@@ -28,8 +28,10 @@
  * someone else's BTS on is skipped (a GAP marker) rather than disturb it.
  * Attaching is refused while perf uses BTS on any CPU (hw_detect.c).
  *
- * This has not yet run on a CPU with BTS.  Its logic (the DS code) is
- * tested against a simulated CPU; here only the refusals run, in QEMU.
+ * This has not run on a real CPU with BTS.  Its logic (the DS code) is
+ * tested against a simulated CPU (tests/sim/), and the module records on
+ * QEMU's emulated CPU with BTS (tests/vcpu/, make test-vcpu); on QEMU's
+ * default CPU only the refusals run.
  */
 #include <linux/freezer.h>
 #include <linux/irq_work.h>

@@ -387,8 +387,8 @@ struct ptbts_caps {
 
 /*
  * &struct ptbts_caps.flags: the hardware sources (kmod-bts, kmod-pebs, the
- * per-CPU mode) have not yet run on a CPU with BTS; their logic is tested
- * against a simulated CPU only.
+ * per-CPU mode) have not run on a real CPU with BTS; their logic is tested
+ * against a simulated CPU and an emulated one (QEMU) only.
  */
 #define PTBTS_CAPS_HW_UNVERIFIED	(1U << 0)
 
