@@ -161,7 +161,7 @@ void ptbts_thread_end(struct ptbts_thread *t)
  */
 void ptbts_thread_settle(struct ptbts_thread *t)
 {
-	/* Pairs with the cmpxchg() of @gone in ptbts_thread_unlink(). */
+	/* Pairs with cmpxchg(@gone): ptbts_thread_unlink(), ptbts_thread_end(). */
 	if (!READ_ONCE(t->gone) && !ptbts_tracer_linked(t))
 		ptbts_thread_unlink(t, PTBTS_STATE_DETACHED);
 	if (READ_ONCE(t->gone))
@@ -176,7 +176,7 @@ void ptbts_thread_settle(struct ptbts_thread *t)
  */
 u32 ptbts_thread_state(const struct ptbts_thread *t)
 {
-	/* Pairs with the cmpxchg() of @gone in ptbts_thread_unlink(). */
+	/* Pairs with cmpxchg(@gone): ptbts_thread_unlink(), ptbts_thread_end(). */
 	u32 gone = READ_ONCE(t->gone);
 
 	if (gone)
