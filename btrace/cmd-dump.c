@@ -299,7 +299,7 @@ static int dump_branches(struct dump_ctx *c, size_t i)
 	if (!c->o->json)
 		printf("thread %d (process %d)\n", (int)th->tid, (int)th->pid);
 	bts_trace_records(c->trace, i, &it);
-	/* --last, --from: straight to the first record shown (issue 5). */
+	/* --last, --from: straight to the first record shown. */
 	if (lo && lo <= hi && bts_rec_seek(&it, lo))
 		index = lo;
 	for (; index <= hi && (ret = bts_rec_next(&it, &rec)) > 0; index++) {

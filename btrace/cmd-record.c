@@ -69,16 +69,16 @@ struct record_opts {
 	int source;
 	int mode;
 	uint64_t buffer;
-	bool no_follow;		/* issue 7 */
+	bool no_follow;
 	bool on_crash;
 	uint64_t keep;
 	const char *crash_pattern;
-	int format;		/* issue 5: BTS_FORMAT_* */
-	struct record_speed speed;	/* issue 5: --cpu, --skip, limits */
+	int format;		/* BTS_FORMAT_* */
+	struct record_speed speed;	/* --cpu, --skip, limits */
 	bool progress, no_progress;
 };
 
-/* Issue 5: --format compact|raw. */
+/* --format compact|raw. */
 static const char *parse_format(const char *arg, void *value)
 {
 	int *format = value;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* btrace record: following children and the flight recorder (issue 7). */
+/* btrace record: following children and the flight recorder. */
 #ifndef BTRACE_RECORD_CRASH_H
 #define BTRACE_RECORD_CRASH_H
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * btrace record --cpu, --skip, --max-size, --duration: parsed here and
- * handed to the session (libbts does the work; see bts.h, issue 5).
+ * handed to the session (libbts does the work; see bts.h, "placement,
+ * filters, limits").
  *
  * --duration also arms a timer here: the session looks at the clock when
  * the program stops, and a program that sleeps does not stop; SIGALRM's

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * btrace record's options of issue 5: --cpu, --skip, --max-size and
- * --duration (record-speed.c).
+ * btrace record's options of speed and bounds: --cpu, --skip, --max-size
+ * and --duration (record-speed.c).
  */
 #ifndef BTRACE_RECORD_SPEED_H
 #define BTRACE_RECORD_SPEED_H

@@ -172,7 +172,7 @@ $(O)/bench/work/%: tests/bench/work/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -O2 -g -static -Wall -Wextra -Werror -o $@ $<
 
-# The same workloads as static i386 programs (issue 9): ptrace-step's
+# The same workloads as static i386 programs: ptrace-step's
 # branch stops against its single steps for 32-bit code (scripts/bench 7).
 BENCH_WORK32 := $(BENCH_WORK_SRC:tests/bench/work/%.c=$(O)/bench/work32/%)
 $(O)/bench/work32/%: tests/bench/work/%.c

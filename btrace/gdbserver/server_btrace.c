@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Branch tracing the way gdb's `record btrace bts` reads it from a remote
- * stub (gdb-remote-btrace.md, sections 1 and 2).  The program is recorded
+ * stub (doc/gdb-remote.md).  The program is recorded
  * all along by its source; enabling tracing for a thread only marks where
  * gdb's history of it begins, and a read turns the records since then
  * into BTS blocks:

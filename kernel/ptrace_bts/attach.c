@@ -103,6 +103,7 @@ static int ptbts_forget_ended(struct ptbts_session *s, pid_t tid)
 
 	if (!old)
 		return 0;
+	/* Pairs with cmpxchg(@gone): ptbts_thread_unlink(), ptbts_thread_end(). */
 	if (!READ_ONCE(old->gone))
 		return -EEXIST;
 	list_del_init(&old->node);

@@ -3,9 +3,10 @@
  * ptrace_bts: the hardware sources (kmod-bts, kmod-pebs) and the per-CPU
  * mode, on top of the DS code of arch/x86/ds (ds.h).
  *
- * None of this has yet run on a CPU with BTS: the logic is tested in user
- * space against a simulated CPU (tests/sim), and the refusal paths in QEMU,
- * whose CPU has no DS.
+ * None of this has run on a real CPU with BTS: the logic is tested in user
+ * space against a simulated CPU (tests/sim), the refusal paths in QEMU on
+ * its default CPU, which has no DS, and kmod-bts's recording on QEMU's
+ * emulated CPU with BTS (tests/vcpu).
  */
 #ifndef PTBTS_HW_H
 #define PTBTS_HW_H

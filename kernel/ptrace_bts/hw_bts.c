@@ -28,8 +28,10 @@
  * someone else's BTS on is skipped (a GAP marker) rather than disturb it.
  * Attaching is refused while perf uses BTS on any CPU (hw_detect.c).
  *
- * This has not yet run on a CPU with BTS.  Its logic (the DS code) is
- * tested against a simulated CPU; here only the refusals run, in QEMU.
+ * This has not run on a real CPU with BTS.  Its logic (the DS code) is
+ * tested against a simulated CPU (tests/sim/), and the module records on
+ * QEMU's emulated CPU with BTS (tests/vcpu/, make test-vcpu); on QEMU's
+ * default CPU only the refusals run.
  */
 #include <linux/freezer.h>
 #include <linux/irq_work.h>
@@ -122,11 +124,13 @@ static void ptbts_hw_publish(struct ptbts_hw *hw)
 {
 	struct ptbts_ring *r = &hw->t->ring;
 
+	/* Pairs with READ_ONCE(@lost) in ptbts_status_fill(). */
 	WRITE_ONCE(r->lost, hw->ds.bts.lost);
 	/* B, matches C: BTS stored the records before DEBUGCTL went off. */
 	smp_store_release(&r->count, hw->ds.bts.count);
 	if (hw->ds.has_pebs)	/* B, matches C of ptbts_status_fill2() */
 		smp_store_release(&hw->t->count2, hw->ds.pebs.count);
+	/* @tail from D in ptbts_ring_ack(); only the wakeup depends on it. */
 	if (hw->ds.bts.count - READ_ONCE(r->tail) >= r->wakeup)
 		irq_work_queue(&r->wake_work);
 }
@@ -137,8 +141,12 @@ static void ptbts_hw_in(struct ptbts_hw *hw)
 
 	local_irq_save(flags);
 	this_cpu_write(ptbts_hw_switching, hw);
+	/* Read on this CPU only: ptbts_hw_nmi(), ptbts_hw_out(). */
 	WRITE_ONCE(hw->active, true);
-	/* Matches ptbts_hw_end()'s: this sees @stopping, or its IPI the slice. */
+	/*
+	 * Pairs with smp_mb() in ptbts_hw_end(): this sees @stopping, or its
+	 * IPI the slice.
+	 */
 	smp_mb();
 	if (READ_ONCE(hw->stopping)) {
 		WRITE_ONCE(hw->active, false);
@@ -165,7 +173,12 @@ static void ptbts_hw_out(struct ptbts_hw *hw)
 		ds_task_sched_out(&ptbts_hw_ops, &hw->ds, ptbts_hw_tail(hw), 0);
 		ptbts_hw_publish(hw);
 		this_cpu_write(ptbts_hw_switching, NULL);
-		/* The slice's records are published before it reads as over. */
+		/*
+		 * The slice's records are published before it reads as over.
+		 * No acquire pairs with it: @active is read on this CPU only
+		 * (ptbts_hw_nmi(), ptbts_hw_out()), and ptbts_hw_end() learns
+		 * that the slice is over from on_each_cpu()'s wait.
+		 */
 		smp_store_release(&hw->active, false);
 	}
 	local_irq_restore(flags);
@@ -212,10 +225,12 @@ static void ptbts_hw_register(struct callback_head *cb)
 {
 	struct ptbts_hw *hw = container_of(cb, struct ptbts_hw, reg_work);
 
+	/* Pairs with WRITE_ONCE(@stopping) in ptbts_hw_end(). */
 	if (!READ_ONCE(hw->stopping) && !(current->flags & PF_EXITING)) {
 		refcount_inc(&hw->ref);
 		preempt_disable();
 		preempt_notifier_register(&hw->pn);
+		/* Pairs with READ_ONCE(@registered) in ptbts_hw_reap(). */
 		WRITE_ONCE(hw->registered, true);
 		ptbts_hw_in(hw);
 		preempt_enable();
@@ -255,6 +270,10 @@ static void ptbts_hw_block(struct callback_head *cb)
 	struct ptbts_ring *r = &hw->t->ring;
 
 	clear_bit(0, &hw->block_queued);
+	/*
+	 * Pairs with WRITE_ONCE(@stopping) in ptbts_hw_end(); in the wait,
+	 * its wake_up_all() of @room_wq orders the store before the wakeup.
+	 */
 	if (!READ_ONCE(hw->stopping)) {
 		/* Off while waiting; the records stay held (ds_win_arm()). */
 		preempt_disable();
@@ -298,6 +317,7 @@ static int ptbts_hw_nmi(unsigned int cmd, struct pt_regs *regs)
 		return NMI_HANDLED;
 	}
 	hw = this_cpu_read(ptbts_hw_cur);
+	/* Pairs with WRITE_ONCE(@active) in ptbts_hw_in(), on this CPU. */
 	if (!hw || !READ_ONCE(hw->active))
 		return NMI_DONE;
 	res = ds_task_pmi(&ptbts_hw_ops, &hw->ds, ptbts_hw_tail(hw), 0);
@@ -361,6 +381,7 @@ static void ptbts_hw_reap(struct work_struct *work)
 	struct ptbts_hw *hw = container_of(to_delayed_work(work),
 					   struct ptbts_hw, reap);
 
+	/* Pairs with WRITE_ONCE(@registered) in ptbts_hw_register(). */
 	if (READ_ONCE(hw->registered) && !ptbts_task_gone(hw->task)) {
 		schedule_delayed_work(&hw->reap, 1);
 		return;
@@ -485,7 +506,10 @@ bool ptbts_hw_end(struct ptbts_thread *t)
 	if (!hw)
 		return false;
 	WRITE_ONCE(hw->stopping, true);
-	/* Matches ptbts_hw_in()'s: it sees @stopping, or the IPI its slice. */
+	/*
+	 * Pairs with smp_mb() in ptbts_hw_in(): it sees @stopping, or the
+	 * IPI its slice.
+	 */
 	smp_mb();
 	wake_up_all(&t->ring.room_wq);
 	refcount_inc(&hw->ref);

@@ -58,6 +58,10 @@ static void ptbts_hw_busy_here(void *arg)
 {
 	struct ptbts_hw_busy *b = arg;
 
+	/*
+	 * Pairs with the read of b.busy in ptbts_hw_perf_busy(), ordered by
+	 * smp_call_function_single()'s wait for this function's end.
+	 */
 	if (ds_perf_busy(&ptbts_hw_ops, b->feat))
 		WRITE_ONCE(b->busy, true);
 }

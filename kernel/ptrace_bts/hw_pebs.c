@@ -105,6 +105,7 @@ int ptbts_pebs_setup(struct ds_task *ds, struct ptbts_thread *t, u8 **scratch)
 	ds_task_pebs_event(ds, t->pebs_event, t->pebs_period, false);
 	ds->pebs_adaptive = fmt >= 4;
 	t->rec_size2 = size;
+	/* Pairs with READ_ONCE(@nslots2) in ptbts_status_fill2(). */
 	WRITE_ONCE(t->nslots2, nslots);
 	return 0;
 }

@@ -51,6 +51,7 @@ static atomic_t ptbts_nr_queued = ATOMIC_INIT(0);
  */
 bool ptbts_thread_unlink(struct ptbts_thread *t, u32 why)
 {
+	/* Pairs with READ_ONCE(@gone): ptbts_thread_state(), _settle(). */
 	if (cmpxchg(&t->gone, 0, why))
 		return false;
 	refcount_inc(&t->ref);
@@ -90,6 +91,7 @@ bool ptbts_tracer_linked(const struct ptbts_thread *t)
 	rcu_read_lock();
 	traced = ptrace_parent(t->task) == t->tracer;
 	rcu_read_unlock();
+	/* Pairs with the WRITE_ONCE() in begin_new_exec() (fs/exec.c). */
 	return traced &&
 	       READ_ONCE(t->tracer->self_exec_id) == t->tracer_exec_id;
 }
@@ -113,6 +115,7 @@ bool ptbts_thread_linked(struct ptbts_thread *t)
 {
 	if (!ptbts_tracer_linked(t))
 		return false;
+	/* Pairs with the WRITE_ONCE() in begin_new_exec() (fs/exec.c). */
 	if (READ_ONCE(current->self_exec_id) == t->exec_id)
 		return true;
 	return current->mm && get_dumpable(current->mm) == SUID_DUMP_USER;

@@ -184,8 +184,8 @@ struct ptbts_thread {
  * @start:       begin recording into @t's buffer (the thread is stopped)
  * @stop:        end recording; no write into the buffer may follow
  *
- * A source whose @start is NULL is accepted and records nothing (kmod-step
- * until its recorder lands).
+ * The attach calls @start once the buffer is pinned and the thread is
+ * registered (attach.c); every source has both.
  */
 struct ptbts_source_ops {
 	bool has_buffer2;
@@ -257,7 +257,7 @@ long ptbts_ioctl_ack(struct ptbts_session *s, void __user *uarg);
 __poll_t ptbts_poll_session(struct ptbts_session *s, struct file *file,
 			    poll_table *pt);
 
-/* step.c: the kmod-step source */
+/* step_table.c: the kmod-step source (its parts: step.h) */
 int ptbts_step_init(void);
 void ptbts_step_exit(void);
 int ptbts_step_start(struct ptbts_thread *t);

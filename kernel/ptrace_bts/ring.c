@@ -14,7 +14,10 @@
  *	write slot count % nslots	read slots [tail, count) (user space)
  *	store_release(count, count+1) B	store_release(tail, new tail)  D (ACK)
  *
- * A pairs with D, B with C; the barriers below name their letter.
+ * A pairs with D, B with C; the barriers below name their letter.  C and
+ * D run in the tracer's own ioctls (STATUS and WAIT, ACK), so the user-space
+ * consumer needs no barrier of its own: it reads the slots after the call
+ * that did C returns, and ACKs them after it read them.
  * The release of @count orders the record's bytes before it: a consumer
  * that saw @count sees the records below it.  The release of @tail orders
  * the consumer's reads before the producer may reuse those slots (BLOCK and
@@ -105,6 +108,7 @@ static void ptbts_ring_write(struct ptbts_ring *r, u64 from, u64 to, u32 kind)
 		r->slot = 0;
 	/* B, matches C: the record is written before it is counted. */
 	smp_store_release(&r->count, count);
+	/* @tail from D in ptbts_ring_ack(); only the wakeup depends on it. */
 	if (count - READ_ONCE(r->tail) == r->wakeup)
 		irq_work_queue(&r->wake_work);
 }
@@ -135,6 +139,7 @@ int ptbts_ring_put(struct ptbts_ring *r, u64 from, u64 to, u32 kind)
 			if (r->mode == PTBTS_MODE_BLOCK)
 				return -ENOSPC;
 			r->lost_run++;
+			/* Pairs with READ_ONCE(@lost) in ptbts_status_fill(). */
 			WRITE_ONCE(r->lost, r->lost + 1);
 			return 0;
 		}
@@ -167,7 +172,7 @@ bool ptbts_ring_has_room(const struct ptbts_ring *r)
  */
 u64 ptbts_ring_unread(const struct ptbts_ring *r)
 {
-	/* C, matches B. */
+	/* C, matches B; @tail is the consumer's own (D in ptbts_ring_ack()). */
 	return smp_load_acquire(&r->count) - READ_ONCE(r->tail);
 }
 

@@ -14,6 +14,7 @@
 static void ptbts_status_fill2(struct ptbts_status *st,
 			       const struct ptbts_thread *t)
 {
+	/* Pairs with WRITE_ONCE(@nslots2) in ptbts_pebs_setup(). */
 	u64 nslots = READ_ONCE(t->nslots2);
 	/* C, matches B of ptbts_hw_publish() (ring.c's protocol). */
 	u64 count = smp_load_acquire(&t->count2);
@@ -43,6 +44,10 @@ void ptbts_status_fill(struct ptbts_status *st, const struct ptbts_thread *t,
 	st->source = t->source;
 	st->head = (count % t->ring.nslots) * sizeof(struct ptbts_record);
 	st->wraps = count / t->ring.nslots;
+	/*
+	 * Pairs with the producer's WRITE_ONCE(@lost): ptbts_ring_put(),
+	 * ptbts_hw_publish(), ptbts_step_emit(), ptbts_step_drain().
+	 */
 	st->lost = READ_ONCE(t->ring.lost);
 	ptbts_status_fill2(st, t);
 }

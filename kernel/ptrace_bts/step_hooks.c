@@ -126,6 +126,7 @@ static void ptbts_step_drain(struct ptbts_step *st, struct ptbts_thread *t)
 					  ptbts_step_may_go(st, t)))
 			continue;
 		if (fatal_signal_pending(current)) {
+			/* Pairs with READ_ONCE(@lost) in ptbts_status_fill(). */
 			WRITE_ONCE(t->ring.lost, t->ring.lost + st->ndefer);
 			st->ndefer = 0;
 		}

@@ -100,6 +100,7 @@ void ptbts_step_emit(struct ptbts_step *st, struct ptbts_thread *t,
 	if (!st->ndefer && !ptbts_ring_put(&t->ring, from, to, kind))
 		return;
 	if (st->ndefer == PTBTS_STEP_DEFER) {
+		/* Pairs with READ_ONCE(@lost) in ptbts_status_fill(). */
 		WRITE_ONCE(t->ring.lost, t->ring.lost + 1);
 		return;
 	}

@@ -32,8 +32,9 @@
  */
 bool ptbts_task_gone(struct task_struct *p)
 {
+	/* Pairs with set_special_state(TASK_DEAD) in do_task_dead(). */
 	if (!(READ_ONCE(p->__state) & TASK_DEAD))
 		return false;
-	/* Matches the release of on_cpu in finish_task_switch(). */
+	/* Pairs with the release of on_cpu in finish_task_switch(). */
 	return !smp_load_acquire(&p->on_cpu);
 }

@@ -42,7 +42,10 @@ struct ptbts_thread *ptbts_thread_new(struct ptbts_session *s,
 	t->tracer = current;
 	get_task_struct(current);
 	t->tid = cfg->tid;
-	/* The thread is in a ptrace stop: neither id can change now. */
+	/*
+	 * The thread is in a ptrace stop: neither id can change now.  Pair
+	 * with the WRITE_ONCE() of self_exec_id in begin_new_exec() (fs/exec.c).
+	 */
 	t->exec_id = READ_ONCE(task->self_exec_id);
 	t->tracer_exec_id = READ_ONCE(current->self_exec_id);
 	t->source = cfg->source;
@@ -107,6 +110,7 @@ void ptbts_thread_put(struct ptbts_thread *t)
  */
 void ptbts_thread_release(struct ptbts_thread *t)
 {
+	/* Pairs with READ_ONCE(@buf) in ptbts_thread_ready(). */
 	struct ptbts_buf *buf = xchg(&t->buf, NULL);
 	const struct ptbts_source_ops *ops;
 	struct ptbts_buf *buf2;
@@ -136,7 +140,10 @@ void ptbts_thread_release(struct ptbts_thread *t)
  */
 void ptbts_thread_end(struct ptbts_thread *t)
 {
-	/* A WAIT that holds a reference returns with this state. */
+	/*
+	 * A WAIT that holds a reference returns with this state.  Pairs
+	 * with READ_ONCE(@gone) in ptbts_thread_state().
+	 */
 	cmpxchg(&t->gone, 0, PTBTS_STATE_DETACHED);
 	ptbts_registry_del(t);
 	flush_work(&t->release_work);
@@ -154,6 +161,7 @@ void ptbts_thread_end(struct ptbts_thread *t)
  */
 void ptbts_thread_settle(struct ptbts_thread *t)
 {
+	/* Pairs with cmpxchg(@gone): ptbts_thread_unlink(), ptbts_thread_end(). */
 	if (!READ_ONCE(t->gone) && !ptbts_tracer_linked(t))
 		ptbts_thread_unlink(t, PTBTS_STATE_DETACHED);
 	if (READ_ONCE(t->gone))
@@ -168,6 +176,7 @@ void ptbts_thread_settle(struct ptbts_thread *t)
  */
 u32 ptbts_thread_state(const struct ptbts_thread *t)
 {
+	/* Pairs with cmpxchg(@gone): ptbts_thread_unlink(), ptbts_thread_end(). */
 	u32 gone = READ_ONCE(t->gone);
 
 	if (gone)
@@ -188,6 +197,7 @@ u32 ptbts_thread_state(const struct ptbts_thread *t)
  */
 bool ptbts_thread_ready(const struct ptbts_thread *t)
 {
+	/* Pairs with the xchg() of @buf in ptbts_thread_release(). */
 	if (!READ_ONCE(t->buf) || ptbts_thread_state(t) != PTBTS_STATE_RUNNING)
 		return true;
 	return ptbts_ring_unread(&t->ring) >= t->ring.wakeup;

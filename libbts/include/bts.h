@@ -99,7 +99,7 @@ struct bts_source_info {
  */
 BTS_API int bts_probe_sources(struct bts_source_info *out, size_t n);
 
-/* ------------------------------------------------ refusals (issue 9) */
+/* ---------------------------------------------------------------- refusals */
 
 /*
  * Why tracing is refused on this machine: each check reads the system's
@@ -553,11 +553,11 @@ struct bts_session_opts {
 	int mode;		/* &enum ptbts_mode: RING or BLOCK */
 	uint64_t buffer_size;	/* bytes per thread; 0: the default (4 MiB) */
 	struct bts_writer *writer; /* where the trace goes; may be NULL */
-	/* Issue 7: see "following, on-crash" below. */
+	/* See "following, on-crash" below. */
 	bool no_follow;
 	bool on_crash;
 	const char *crash_pattern;
-	/* Issue 5 (speed helper): see "placement, filters, limits" below. */
+	/* See "placement, filters, limits" below. */
 	int cpu_placement;	/* &enum bts_cpu_placement */
 	int cpu;		/* BTS_CPU_PIN: the CPU */
 	const char *const *skip; /* NULL-terminated globs, or NULL */
@@ -613,7 +613,7 @@ BTS_API void bts_session_stats(const struct bts_session *s,
 BTS_API void bts_session_free(struct bts_session *s);
 
 /* ============================================================================
- * Issue 7 (crash helper): processes, exec images and crash state in a trace.
+ * Processes, exec images and crash state in a trace.
  *
  * A trace may hold several processes (children followed through fork, vfork
  * and clone) and, per process, several images (one per exec).  A crash
@@ -738,11 +738,11 @@ BTS_API int bts_writer_crash_thread(struct bts_writer *w, pid_t pid,
 /* ------------------------------------------------------ following, on-crash */
 
 /*
- * Options of bts_session_opts (issue 7):
+ * Options of bts_session_opts:
  *   no_follow      children forked, vforked or cloned as processes are let
  *                  go untraced (the default follows them: each has its own
  *                  process, threads and records in the trace, and so do
- *                  theirs; only ptrace-step follows yet);
+ *                  theirs; every source follows);
  *   on_crash       nothing goes to @writer: every thread keeps its newest
  *                  @buffer_size / 24 records in RING mode, and a process
  *                  about to die of a signal (default action, terminating)
@@ -766,10 +766,8 @@ BTS_API size_t bts_session_nprocesses(const struct bts_session *s);
 BTS_API const struct bts_session_process *
 bts_session_process(const struct bts_session *s, size_t i);
 
-/* ========================================================= end of issue 7 */
-
 /* ============================================================================
- * Issue 5 (compact helper): compressed trace files.
+ * Compressed trace files.
  *
  * A writer writes raw records (24 bytes each, as the kernel gives them)
  * unless told otherwise; BTS_FORMAT_COMPACT codes them as deltas and
@@ -801,10 +799,8 @@ BTS_API int bts_trace_format(const struct bts_trace *t);
  */
 BTS_API int bts_rec_seek(struct bts_rec_iter *it, uint64_t index);
 
-/* =============================================== end of issue 5 (compact) */
-
 /* ============================================================================
- * Issue 5 (speed helper): placement, filters, limits of a recording.
+ * Placement, filters, limits of a recording.
  *
  * Options of bts_session_opts:
  *   cpu_placement  BTS_CPU_AUTO (0, the default): a ptrace-step session pins
@@ -841,10 +837,8 @@ enum bts_cut {
 	BTS_CUT_DURATION	= 2,
 };
 
-/* ========================================================= end of issue 5 */
-
 /* ============================================================================
- * Issue 6 (gdbserver helper): a debugger's control of a recording session.
+ * A debugger's control of a recording session.
  *
  * The program stays recorded by its source (ptrace-step) while a debugger
  * (btrace gdbserver) stops, steps and inspects it.  All-stop: when one
@@ -951,7 +945,7 @@ BTS_API int bts_control_record(struct bts_control *c, pid_t tid, uint64_t n,
 			       struct ptbts_record *rec);
 
 /*
- * Issue 6, kmod-step under a debugger (kmodgdb helper).  With ptrace-step
+ * Recording under a debugger, per source.  With ptrace-step
  * the program runs untraced (no step, no int3 of the source's) until the
  * first bts_control_btrace_enable(), and from then on every thread
  * records; with kmod-step a thread records only
@@ -965,9 +959,7 @@ BTS_API int bts_control_btrace_enable(struct bts_control *c, pid_t tid,
 				      uint64_t size, uint64_t *actual);
 BTS_API int bts_control_btrace_disable(struct bts_control *c, pid_t tid);
 
-/* ========================================================= end of issue 6 */
-
-/* ======================================= PEBS records (issue 8, hw helper) */
+/* ============================================================ PEBS records */
 
 /**
  * struct bts_pebs - one PEBS record of kmod-pebs's second region, decoded
@@ -1009,9 +1001,7 @@ BTS_API size_t bts_pebs_record_size(unsigned int format);
 BTS_API int bts_pebs_decode(unsigned int format, const void *rec, size_t len,
 			    struct bts_pebs *out);
 
-/* ======================================================== end of issue 8 */
-
-/* ======================== issue 8, item 6: the module's per-CPU kernel mode */
+/* ================================ the module's per-CPU (kernel) mode */
 
 /*
  * The ptrace_bts module's per-CPU mode records the kernel and user branches
@@ -1056,20 +1046,16 @@ BTS_API const struct ptbts_record *bts_percpu_records(struct bts_percpu *p,
 /* Stops recording, unmaps every buffer, frees @p (NULL: nothing). */
 BTS_API void bts_percpu_stop(struct bts_percpu *p);
 
-/* ============================================ end of issue 8, item 6 */
-
-/* ================================ issue 9, item 5: 32-bit (i386) programs */
+/* ================================================ 32-bit (i386) programs */
 
 /*
  * The bitness of the code of process @pid in @t, as of its last image: 32
  * for an i386 program (decode it in 32-bit mode), else 64.  ptrace-step
- * records i386 programs on the 64-bit kernel; their addresses and
+ * and kmod-step record i386 programs on the 64-bit kernel; their addresses and
  * registers come in the 64-bit forms.  -BTS_E_INVAL when @t has no such
  * process.
  */
 BTS_API int bts_trace_process_bits(const struct bts_trace *t, pid_t pid);
-
-/* ======================================================== end of issue 9 */
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,14 @@
  * producer overwrites unread records: the consumer notices, when it asks
  * for the unread ones, that more than @cap are unread and skips (and counts
  * as lost) the overwritten ones.
+ *
+ * No barrier here: the producer and the consumer of such a ring are one
+ * thread (the ptrace-step tracer, session/session_threads.c).  The module's
+ * rings are not read through this code: their positions come from STATUS,
+ * whose load-acquire of the count (C in kernel/ptrace_bts/ring.c) orders
+ * the records before the ioctl returns, and ACK's store-release of the
+ * tail (D there) orders the reads before the slots are reused
+ * (sources/kmod/kmod_source.c).
  */
 #include <errno.h>
 

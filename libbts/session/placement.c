@@ -3,7 +3,7 @@
  * Where the tracer and the program run.  A ptrace-step stop is a wakeup of
  * the tracer and then of the tracee; on one CPU each wakeup is a switch on
  * that CPU, across two CPUs an inter-processor wakeup that costs more and
- * varies more (1.1-1.8x here, research/peer-baselines.md).  So by default
+ * varies more (1.1-1.8x here; make bench measures it).  So by default
  * (BTS_CPU_AUTO) a ptrace-step session pins the tracer thread and every
  * traced thread to the CPU the tracer runs on; BTS_CPU_PIN names the CPU,
  * BTS_CPU_NONE leaves affinities alone.  kmod-step stops rarely: it is not

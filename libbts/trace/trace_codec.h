@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
- * The compact record encoding of trace files (issue 5): the records of one
+ * The compact record encoding of trace files: the records of one
  * RECORDS_COMPACT chunk (trace_format.h) as a byte stream of varints
  * (trace_codec.c), compressed as one zstd frame (trace_zstd.c).
  *

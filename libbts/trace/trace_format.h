@@ -69,12 +69,12 @@ enum bts_chunk_type {
 	/* Written optional: readers older than it skip it. */
 	BTS_CHUNK_CODE		= 10,	/* copies of code pages without a file */
 	/*
-	 * Issue 5: records in the compact encoding (trace_codec.h).  Not
+	 * Records in the compact encoding (trace_codec.h).  Not
 	 * optional: a reader that skipped it would lose records, so an older
 	 * reader refuses the file ("needs a newer libbts") instead.
 	 */
 	BTS_CHUNK_RECORDS_COMPACT = 16,
-	/* Issue 9, written optional: the bitness of a process's image. */
+	/* Written optional: the bitness of a process's image (abi32.c). */
 	BTS_CHUNK_ABI		= 17,
 	/* Written optional: where a thread's history starts (trace_start.c). */
 	BTS_CHUNK_START		= 18,
@@ -153,7 +153,7 @@ struct bts_chunk_code {
 };
 
 /*
- * Issue 7.  EXEC and CRASH are written with BTS_CHUNK_OPTIONAL: a reader
+ * EXEC and CRASH are written with BTS_CHUNK_OPTIONAL: a reader
  * older than them reads the records and maps and skips the rest.
  *
  * EXEC: thread @tid of @pid exec'd; followed by exe_len bytes of the new
@@ -211,7 +211,7 @@ struct bts_chunk_end {
 #define BTS_RECORDS_PER_CHUNK	16384
 
 /*
- * Issue 5.  Followed by the chunk's records as one zstd frame of the
+ * Followed by the chunk's records as one zstd frame of the
  * trace_codec.h stream, which decompresses to exactly @raw_len bytes.  A
  * reader allocates from these fields, so they are bounded: @count is
  * 1..BTS_RECORDS_PER_CHUNK and @raw_len at most BTS_CODEC_REC_MAX bytes a
@@ -253,7 +253,7 @@ static inline size_t bts_file_pad(size_t len)
 const char *bts_record_problem(const struct ptbts_record *rec, int *kind);
 
 /*
- * Issue 9 (abi32.c): the image of @pid, as of its PROCESS or latest EXEC
+ * ABI (abi32.c): the image of @pid, as of its PROCESS or latest EXEC
  * chunk, is @bits-bit code (32: i386, decoded in 32-bit mode; 64).  A
  * process without one is 64-bit; a reader that skips it decodes as 64-bit.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Trace file benchmarks (issue 5): the two record encodings on the same
+ * Trace file benchmarks: the two record encodings on the same
  * records, and the peak memory of a command.
  *
  *	lib-codec rate SOURCE.btr OUTDIR N

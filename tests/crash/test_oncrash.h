@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* What the tests of following and of the flight recorder share (issue 7). */
+/* What the tests of following and of the flight recorder share. */
 #ifndef TEST_ONCRASH_H
 #define TEST_ONCRASH_H
 

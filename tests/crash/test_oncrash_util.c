@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Helpers of the issue-7 tests: running btrace, finding files, names. */
+/*
+ * Helpers of the tests of following and of the flight recorder: running
+ * btrace, finding files, names.
+ */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>

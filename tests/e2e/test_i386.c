@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * 32-bit (i386) programs on the 64-bit kernel (issue 9, item 5): btrace
+ * 32-bit (i386) programs on the 64-bit kernel: btrace
  * records i386-sys (tests/progs/i386-sys.S) with ptrace-step, and its
  * records must be exactly those written out below, with their kinds: int
  * $0x80, a call of the vDSO's __kernel_vsyscall (sysenter or syscall,

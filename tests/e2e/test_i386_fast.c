@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * ptrace-step's branch stops for i386 programs (issue 9): the tracer
+ * ptrace-step's branch stops for i386 programs: the tracer
  * carries out 32-bit branches itself (4-byte return addresses, %ecx
  * counts, a %gs segment of the program's own) and must give exactly the
  * records of its single-step reference (BTS_STEP_MODE=single).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * How a trace says a process is 32-bit (issue 9, item 5): the optional ABI
+ * How a trace says a process is 32-bit: the optional ABI
  * chunk (libbts/trace/trace_format.h), as written, read and refused.
  */
 #include <stdio.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Children and new images during a gdb session.  gdb 13 asks for fork and
- * vfork events, which the stub does not offer yet (it speaks multiprocess
+ * vfork events, which the stub does not offer (it speaks multiprocess
  * thread ids, but holds no second process for gdb): as gdbserver does
  * without them, each child is let go at once, its copy of the code
  * without gdb's breakpoints or the source's int3s, and a vfork child runs

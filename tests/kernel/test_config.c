@@ -128,7 +128,7 @@ TEST(config, sources)
 	EXPECT_EQ(try_attach(&e, &c), -EOPNOTSUPP);
 	c.source = PTBTS_SOURCE_KMOD_PEBS;
 	EXPECT_EQ(try_attach(&e, &c), -EOPNOTSUPP);
-	/* Accepted, records nothing until its recorder lands. */
+	/* Accepted: kmod-step records on every x86-64 CPU. */
 	c.source = PTBTS_SOURCE_KMOD_STEP;
 	EXPECT_EQ(try_attach(&e, &c), 0);
 	env_stop(&e);

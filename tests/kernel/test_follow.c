@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * kmod-step follows children (issue 7): btrace record --source kmod-step
+ * kmod-step follows children: btrace record --source kmod-step
  * attaches every child to the module at its first stop, as a new thread.
  * The static programs of tests/progs/static-follow*.S take known branches
  * only (no libc, no PIE), so each process's records are compared exactly

@@ -2,7 +2,7 @@
 /*
  * btrace gdbserver in the guest, over kmod-step and ptrace-step: the
  * packets gdb 13.1 sends for `record btrace bts`, breakpoints, stepi and
- * continue (gdb-remote-btrace.md), byte for byte, by a raw-protocol client
+ * continue (doc/gdb-remote.md), byte for byte, by a raw-protocol client
  * (no gdb in the guest), over static-gdbseq, whose every branch is known.
  * Both sources must give the exact same replies: the blocks of the
  * records since gdb's enable, with the branch into a breakpoint and every

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * A 32-bit (i386) program in the guest (issue 9): kmod-step gives the same
+ * A 32-bit (i386) program in the guest: kmod-step gives the same
  * records as ptrace-step for it (compared as `btrace dump --raw`, line for
  * line), through int $0x80 syscalls and signal handlers that return by
  * rt_sigreturn and sigreturn (tests/progs/i386-ksig.S), and through calls

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The independent oracle (issue 2, item 7): the branches qemu-user's
+ * The independent oracle: the branches qemu-user's
  * instruction log shows must be exactly the records `btrace dump --raw`
  * prints, pair for pair.  static-oracle (no libc) is compared whole;
  * oracle-libc only inside its own functions, as offsets from its load

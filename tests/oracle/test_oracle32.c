@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The oracle for 32-bit programs (issue 9, item 5): qemu-i386's instruction
+ * The oracle for 32-bit programs: qemu-i386's instruction
  * log, decoded with Zydis in legacy 32-bit mode, against `btrace dump
  * --raw` of a ptrace-step recording of the same i386 program on the 64-bit
  * kernel, by branch stops (the default; tests/e2e/test_i386_fast.c checks

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * i386-dyn: the smallest dynamic i386 program that still calls into the
- * i386 libc the usual ways (issue 9): through the PLT (qsort, printf),
+ * i386 libc the usual ways: through the PLT (qsort, printf),
  * back out of libc into a function of its own (qsort's comparator), and
  * into the kernel through libc and the vDSO (getpid: __kernel_vsyscall).
  * Small, because the QEMU guest single-steps ld.so's start-up in both of

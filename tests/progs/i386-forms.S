@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * i386-forms: the i386 counterpart of speed-forms (issue 9): one of each
+ * i386-forms: the i386 counterpart of speed-forms: one of each
  * branch form the branch-stop tracer carries out itself in 32-bit code,
  * each behind a label, so that tests/e2e/test_i386_fast.c can write the
  * records out by hand: jcc both ways, loop / loope / loopne, jecxz both

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * i386-threads: three threads of a dynamic i386 program (issue 9), each
+ * i386-threads: three threads of a dynamic i386 program, each
  * running the same loop a different number of times (2000, 2001, 2002),
  * so that each thread's records are known apart by their count and are
  * the same under branch stops and single steps (tests/e2e/test_i386_fast.c).

@@ -10,7 +10,8 @@
  * fol_jz fall through), waits for the child and exits 0.  The child's
  * taken branches are:
  *	fol_jz -> fol_child, fol_call -> fol_leaf, fol_leaf_ret -> fol_after
- * With an argument ("leaf mode", for an exec case to come), no fork:
+ * With an argument ("leaf mode", what static-follow-exec and
+ * static-follow-vm exec), no fork:
  *	fol_jne -> fol_leafmode, fol_lcall -> fol_leaf, fol_leaf_ret -> fol_lafter
  * Every process exits 0 with exit_group.
  */

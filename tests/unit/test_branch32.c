@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * i386 branches for branch stops (issue 9; libbts/decode/insn.c decoding them in
+ * i386 branches for branch stops (libbts/decode/insn.c decoding them in
  * 32-bit mode, libbts/sources/ptrace-step/step_emulate.c carrying them out): which forms the
  * tracer may carry out, where their targets come from, and what the
  * register-only ones leave in the registers (4-byte words, %ecx counts,

@@ -613,8 +613,7 @@ TEST(session, read_code_of_self)
 	EXPECT_LT(bts_read_code(NULL, getpid(), 8, buf, sizeof(buf)), 0);
 }
 
-/* The ABI checker's -m32 build: refused with a clear message, no child left. */
-/* Issue 9: a 32-bit program is recorded (ptrace-step), and said to be. */
+/* A 32-bit program is recorded (ptrace-step), and said to be. */
 TEST(session, records_32bit_programs)
 {
 	char *prog = PROG_PATH("i386-oracle");	/* static: quick to step */

@@ -15,9 +15,10 @@
  *	ds_percpu.c   the per-CPU mode: start/stop all or none, CPU hotplug
  *	ds_pebs_event.c  the PEBS event and its period (counter reset)
  *
- * Facts are from the Intel SDM vol. 3B ("Debug Store (DS) Mechanism") and
- * ../../../shared research notes; nothing here has yet run on a CPU with
- * BTS: the simulator is the only CPU it has met.
+ * Facts are from the Intel SDM vol. 3B ("Debug Store (DS) Mechanism");
+ * doc/hardware.md sums up the ones this code relies on.  Nothing here has
+ * run on a real CPU with BTS: it meets the simulator of tests/sim/ and the
+ * emulated CPU of tests/vcpu/ only.
  */
 #ifndef PTBTS_DS_H
 #define PTBTS_DS_H

@@ -167,6 +167,10 @@ int ds_task_sched_in(const struct ds_ops *ops, struct ds_task *t, u64 tail,
 	ds_task_arm(t, tail, tail2);
 	if (t->has_pebs)
 		ds_task_pebs_on(ops, t);
+	/*
+	 * The fields before @running: pairs with this CPU's NMI reading
+	 * @running first in ds_task_pmi() and ds_task_pmi_pending().
+	 */
 	ds_compiler_barrier();
 	t->running = true;
 	/* WRMSR is serialising: the fields are in place before the first store. */
@@ -203,7 +207,8 @@ void ds_task_sched_out(const struct ds_ops *ops, struct ds_task *t,
 	/*
 	 * From here on the fields stop being ours.  An NMI on this CPU
 	 * (ds_task_pmi_pending()) must see both stores before the fields
-	 * change: program order on one CPU, kept by the compiler barrier.
+	 * change: program order on one CPU, kept by the compiler barrier,
+	 * which pairs with that NMI's reads of @pmi_owed and @running.
 	 */
 	t->running = false;
 	ds_compiler_barrier();

@@ -387,8 +387,8 @@ struct ptbts_caps {
 
 /*
  * &struct ptbts_caps.flags: the hardware sources (kmod-bts, kmod-pebs, the
- * per-CPU mode) have not yet run on a CPU with BTS; their logic is tested
- * against a simulated CPU only.
+ * per-CPU mode) have not run on a real CPU with BTS; their logic is tested
+ * against a simulated CPU and an emulated one (QEMU) only.
  */
 #define PTBTS_CAPS_HW_UNVERIFIED	(1U << 0)
 
@@ -594,9 +594,9 @@ struct ptbts_hdr {
  * (EAGAIN from delete_module()) instead of waiting for user space.
  *
  * poll() on the session fd: EPOLLIN while any attached thread is ready as
- * for WAIT.  It wakes when a thread's unread records reach its threshold
- * and when a thread exits or is detached; entering a ptrace stop is
- * reported to the tracer by waitpid(), not by poll().
+ * for WAIT.  It wakes when a thread's unread records reach its threshold,
+ * when a thread enters a ptrace stop (the module listens where waitpid()
+ * sleeps) and when a thread exits or is detached.
  */
 /* 0xBD: no other user in Documentation/userspace-api/ioctl/ioctl-number.rst. */
 /*

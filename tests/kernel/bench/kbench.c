@@ -224,7 +224,7 @@ int main(int argc, char **argv)
 	/*
 	 * The same in records (taken branches) per second, against ptrace-step
 	 * as it is now (branch stops, direct jumps and calls run through,
-	 * tracer and program on one CPU): the figure issue 5 sets at 10x.
+	 * tracer and program on one CPU), whose target is 10x.
 	 */
 	if (kmod_ms > 0 && ptrace_ms > 0 && ptrace_recs && kmod_recs) {
 		double pr = ptrace_recs / (ptrace_ms / 1000), kr = kmod_recs / (kmod_ms / 1000);
