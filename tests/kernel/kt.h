@@ -76,4 +76,9 @@ int kt_in_child(int (*fn)(void *), void *arg);
 /* In a child: become uid/gid 1000 (no capabilities), still dumpable. */
 int kt_become_user(void);
 
+/* Lines of the kernel log that hold @what, or -1. */
+int kt_klog_count(const char *what);
+/* Lines of the kernel log with a WARNING, BUG, Oops, ... (qemu-run's list), or -1. */
+int kt_klog_bad(void);
+
 #endif /* KT_H */
