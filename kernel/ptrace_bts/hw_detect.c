@@ -58,6 +58,12 @@ static void ptbts_hw_busy_here(void *arg)
 {
 	struct ptbts_hw_busy *b = arg;
 
+	/*
+	 * The slice of a thread of ours that the IPI interrupted has BTS on:
+	 * not perf's use (a second thread attached while the first runs).
+	 */
+	if (ptbts_hw_slice_here())
+		return;
 	if (ds_perf_busy(&ptbts_hw_ops, b->feat))
 		WRITE_ONCE(b->busy, true);
 }
