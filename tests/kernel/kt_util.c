@@ -388,3 +388,45 @@ int kt_klog_bad(void)
 	}
 	return sum;
 }
+
+int kt_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -errno;
+}
+
+size_t kt_count_lines(const char *s, const char *prefix)
+{
+	size_t n = 0, len = strlen(prefix);
+
+	for (; *s; s = strchrnul(s, '\n') + !!*strchrnul(s, '\n'))
+		if (!strncmp(s, prefix, len))
+			n++;
+	return n;
+}
+
+size_t kt_first_other_line(const char *what, const char *got,
+			   const char *ref, const char *want)
+{
+	size_t line = 1;
+
+	while (*got || *want) {
+		size_t a = strcspn(got, "\n"), b = strcspn(want, "\n");
+
+		if (a != b || memcmp(got, want, a)) {
+			fprintf(stderr, "%s: line %zu: '%.*s' where %s has '%.*s'\n",
+				what, line, (int)a, got, ref, (int)b, want);
+			return line;
+		}
+		got += a + !!got[a];
+		want += b + !!want[b];
+		line++;
+	}
+	return 0;
+}

@@ -136,28 +136,8 @@ static void record(const char *source, const char *prog, const char *arg,
 static void same_lines(const char *source, const char *got, const char *ref,
 		       const char *want)
 {
-	size_t line = 1;
-
-	while (*got || *want) {
-		size_t a = strcspn(got, "\n"), b = strcspn(want, "\n");
-
-		if (a != b || memcmp(got, want, a))
-			FAIL("%s: line %zu: '%.*s' where %s has '%.*s'", source,
-			     line, (int)a, got, ref, (int)b, want);
-		got += a + !!got[a];
-		want += b + !!want[b];
-		line++;
-	}
-}
-
-static size_t count_prefix(const char *s, const char *prefix)
-{
-	size_t n = 0, len = strlen(prefix);
-
-	for (; *s; s = strchrnul(s, '\n') + !!*strchrnul(s, '\n'))
-		if (!strncmp(s, prefix, len))
-			n++;
-	return n;
+	if (kt_first_other_line(source, got, ref, want))
+		FAIL("%s: not %s's records (the line above)", source, ref);
 }
 
 /*
@@ -189,10 +169,10 @@ static void agree(const char *prog, const char *arg, const char *want_out,
 	step = normalized(fs, !ASYNC, &ns);
 	bts = normalized(fb, !ASYNC, &nb);
 	fprintf(stderr, "%s: %zu branch records, %zu threads, %zu asynchronous\n",
-		prog, count_prefix(ptrace_all, "branch "),
-		count_prefix(ptrace_all, "thread "), na);
-	EXPECT_GE(count_prefix(ptrace_all, "branch "), min);
-	EXPECT_EQ(count_prefix(ptrace_all, "thread "), threads);
+		prog, kt_count_lines(ptrace_all, "branch "),
+		kt_count_lines(ptrace_all, "thread "), na);
+	EXPECT_GE(kt_count_lines(ptrace_all, "branch "), min);
+	EXPECT_EQ(kt_count_lines(ptrace_all, "thread "), threads);
 	if (signals != ANY)
 		EXPECT_EQ(na, signals);
 	same_lines("kmod-step", step_all, "ptrace-step", ptrace_all);

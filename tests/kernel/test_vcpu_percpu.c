@@ -43,18 +43,6 @@ static bool canonical(uint64_t a)
 	return a < 0x0000800000000000ull || kaddr(a);
 }
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -errno;
-}
-
 /* The @unavail of the last start. */
 static uint32_t pc_unavail;
 
@@ -282,7 +270,7 @@ TEST(vcpu, percpu_hotplug_while_recording)
 	fd = kt_open();
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(pc_start(fd, 3, PC_BUF), 0);
-	ASSERT_EQ(write_file(CPU1_ONLINE, "0"), 0);
+	ASSERT_EQ(kt_write_file(CPU1_ONLINE, "0"), 0);
 	ASSERT_EQ(pc_status(fd, 1, &left), 0);
 	EXPECT_EQ(left.state, (unsigned)PTBTS_PERCPU_LEFT);
 	EXPECT_EQ(left.wraps, 0u);
@@ -292,7 +280,7 @@ TEST(vcpu, percpu_hotplug_while_recording)
 	/* Offline, nothing more is stored. */
 	ASSERT_EQ(pc_status(fd, 1, &st), 0);
 	EXPECT_EQ(st.head, left.head);
-	ASSERT_EQ(write_file(CPU1_ONLINE, "1"), 0);
+	ASSERT_EQ(kt_write_file(CPU1_ONLINE, "1"), 0);
 	pid = pinned_loop(1, LOOP_ITERS);
 	ASSERT_GT(pid, 0);
 	status = run_to_exit(pid);
@@ -320,7 +308,7 @@ TEST(vcpu, percpu_hotplug_while_recording)
 	EXPECT_EQ(st.state, (unsigned)PTBTS_PERCPU_STOPPED);
 	EXPECT_GT(st.head + st.wraps, 0u);
 	close(fd);
-	write_file(CPU1_ONLINE, "1");
+	kt_write_file(CPU1_ONLINE, "1");
 	baseline_check(&b);
 }
 
@@ -330,7 +318,7 @@ static int knob(const char *name, int val)
 
 	snprintf(path, sizeof(path), PARAMS "%s", name);
 	snprintf(s, sizeof(s), "%d", val);
-	return write_file(path, s);
+	return kt_write_file(path, s);
 }
 
 /*
