@@ -141,7 +141,7 @@ static void ptbts_hw_publish(struct ptbts_hw *hw)
  */
 bool ptbts_hw_slice_here(void)
 {
-	return this_cpu_read(ptbts_hw_cur) != NULL;
+	return !!this_cpu_read(ptbts_hw_cur);
 }
 
 static void ptbts_hw_in(struct ptbts_hw *hw)
