@@ -22,10 +22,11 @@
  *    takes its last records in, and leaves; its buffer stays readable,
  *    and a GAP marker goes before its first record if it joins again.
  *
- * Like kmod-bts this has not run on a CPU with BTS: its state machine is
- * tested against the simulated CPU (tests/sim), and in QEMU, whose CPU has
- * no DS, only the refusals and the hotplug callbacks without a session
- * run.
+ * Like kmod-bts this has not run on silicon: its state machine is tested
+ * against the simulated CPU (tests/sim), and it records on the emulated
+ * CPU with BTS of "make test-vcpu" (tests/kernel/test_vcpu_percpu.c:
+ * records, hotplug, a failed start); on QEMU's default CPU, which has no
+ * DS, only the refusals and the hotplug callbacks without a session run.
  */
 #include <linux/capability.h>
 #include <linux/cpu.h>

@@ -12,7 +12,8 @@
  * module's callbacks registered, and the validation of kmod-pebs's event.
  * What needs a CPU with BTS (buffers, recording, a CPU joining or leaving
  * a running session, the all-or-nothing rollback) is tested against the
- * simulated CPU: tests/sim/test_sim_percpu*.c.
+ * simulated CPU: tests/sim/test_sim_percpu*.c, and on the virtual CPU
+ * with BTS: test_vcpu_percpu.c.
  */
 #include <errno.h>
 #include <fcntl.h>
