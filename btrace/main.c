@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "say what killed a traced program, where, and how it got there" },
 	{ "export", cmd_export, "write the function calls of a trace file for profile viewers" },
 	{ "replay", cmd_replay, "step back and forth through a trace file at a gdb-like prompt" },
+	{ "selftest", cmd_selftest, "compare every branch source that works here, record for record" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -124,7 +124,7 @@ $(KGUEST_BIN): $(KGUEST_OBJ)
 # the static -m32 tracer, the benchmark: at /NAME and /progs/NAME.  The
 # guest's btrace is never ASan's (TCG makes it slow enough as it is): a
 # SAN=1 build makes a plain one of its own, in $(KGUEST)/bt.
-KGUEST_PROGS := static-oracle seq-flow threads-count cli-loop session-stop \
+KGUEST_PROGS := static-oracle agree-libc crash-deep seq-flow threads-count cli-loop session-stop \
 		speed-forms i386-ksig i386-sys i386-dyn static-gdbseq \
 		static-follow static-follow-exec static-follow-vm \
 		static-gdbthreads

@@ -29,6 +29,7 @@ int ptbts_hw_errno(u8 why);
 /* hw_bts.c: kmod-bts, and the recorder kmod-pebs shares */
 extern const struct ptbts_source_ops ptbts_bts_ops;
 int ptbts_hw_start(struct ptbts_thread *t);
+bool ptbts_hw_slice_here(void);
 void ptbts_hw_stop(struct ptbts_thread *t);
 bool ptbts_hw_end(struct ptbts_thread *t);
 

@@ -135,6 +135,19 @@ static void ptbts_hw_publish(struct ptbts_hw *hw)
 		irq_work_queue(&r->wake_work);
 }
 
+/**
+ * ptbts_hw_slice_here() - whether a thread of ours records on this CPU now
+ *
+ * Called with interrupts off (an IPI).  BTS on in DEBUGCTL is then the
+ * module's own, not perf's.
+ *
+ * Return: true in a kmod-bts or kmod-pebs thread's slice.
+ */
+bool ptbts_hw_slice_here(void)
+{
+	return !!this_cpu_read(ptbts_hw_cur);
+}
+
 static void ptbts_hw_in(struct ptbts_hw *hw)
 {
 	unsigned long flags;

@@ -59,6 +59,12 @@ static void ptbts_hw_busy_here(void *arg)
 	struct ptbts_hw_busy *b = arg;
 
 	/*
+	 * The slice of a thread of ours that the IPI interrupted has BTS on:
+	 * not perf's use (a second thread attached while the first runs).
+	 */
+	if (ptbts_hw_slice_here())
+		return;
+	/*
 	 * Pairs with the read of b.busy in ptbts_hw_perf_busy(), ordered by
 	 * smp_call_function_single()'s wait for this function's end.
 	 */

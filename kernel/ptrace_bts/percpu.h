@@ -79,12 +79,13 @@ extern struct mutex ptbts_percpu_lock;
 /*
  * The test build's knobs (PTBTS_TEST_HOOKS=y, tests/kernel/kmod-test/):
  * the guest's tests drive the per-CPU mode on a CPU without BTS through a
- * per-CPU set of simulated MSRs, and make a CPU's allocation fail.  A
+ * per-CPU set of simulated MSRs, and make a CPU's allocation or start fail.  A
  * module built otherwise has none of it: these are constants.
  */
 #ifdef PTBTS_TEST_HOOKS
 const struct ds_ops *ptbts_percpu_test_ops(void);
 int ptbts_percpu_test_alloc(unsigned int cpu);
+int ptbts_percpu_test_start(unsigned int cpu);
 #else
 /* The CPU's own MSRs. */
 static inline const struct ds_ops *ptbts_percpu_test_ops(void)
@@ -94,6 +95,12 @@ static inline const struct ds_ops *ptbts_percpu_test_ops(void)
 
 /* No allocation is made to fail. */
 static inline int ptbts_percpu_test_alloc(unsigned int cpu)
+{
+	return 0;
+}
+
+/* No start either. */
+static inline int ptbts_percpu_test_start(unsigned int cpu)
 {
 	return 0;
 }

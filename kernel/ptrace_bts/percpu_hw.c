@@ -19,12 +19,14 @@
  *    STOP stops once the buffer is full and counts what it loses.
  *  - CPU hotplug (a dynamic AP state): a CPU of a running session coming
  *    online gets its buffer and joins; one going offline stops, which
- *    takes its last records in, and leaves; its buffer stays readable.
+ *    takes its last records in, and leaves; its buffer stays readable,
+ *    and a GAP marker goes before its first record if it joins again.
  *
- * Like kmod-bts this has not run on a CPU with BTS: its state machine is
- * tested against the simulated CPU (tests/sim), and in QEMU, whose CPU has
- * no DS, only the refusals and the hotplug callbacks without a session
- * run.
+ * Like kmod-bts this has not run on silicon: its state machine is tested
+ * against the simulated CPU (tests/sim), and it records on the emulated
+ * CPU with BTS of "make test-vcpu" (tests/kernel/test_vcpu_percpu.c:
+ * records, hotplug, a failed start); on QEMU's default CPU, which has no
+ * DS, only the refusals and the hotplug callbacks without a session run.
  */
 #include <linux/capability.h>
 #include <linux/cpu.h>
@@ -203,6 +205,9 @@ static void ptbts_pcpu_start_here(void *arg)
 {
 	struct ptbts_pcpu_call *c = arg;
 
+	c->err = ptbts_percpu_test_start(smp_processor_id());
+	if (c->err)
+		return;
 	this_cpu_write(ptbts_percpu_switching, true);
 	ptbts_pcpu_in(c->pc, &c->err);
 	this_cpu_write(ptbts_percpu_switching, false);
@@ -379,7 +384,13 @@ static int ptbts_percpu_cpu_online(unsigned int cpu)
 	return 0;
 }
 
-/* On the CPU going offline, while it still runs code: flush and leave. */
+/*
+ * On the CPU going offline, while it still runs code: flush and leave.
+ * What it runs next is its reset and boot, unrecorded: if it joins again,
+ * its stream goes on after a GAP marker (ds_task_sched_in() writes it),
+ * so that no reader joins its last branch before leaving to its first
+ * after coming back.
+ */
 static int ptbts_percpu_cpu_offline(unsigned int cpu)
 {
 	struct ptbts_percpu *p;
@@ -387,8 +398,11 @@ static int ptbts_percpu_cpu_offline(unsigned int cpu)
 	if (cpu >= DS_PERCPU_MAX)
 		return 0;
 	mutex_lock(&ptbts_percpu_lock);
-	list_for_each_entry(p, &ptbts_percpu_list, node)
+	list_for_each_entry(p, &ptbts_percpu_list, node) {
 		ds_percpu_offline(&p->st, cpu);
+		if ((p->st.left & (1ULL << cpu)) && p->cpu[cpu])
+			p->cpu[cpu]->ds.gap = true;
+	}
 	mutex_unlock(&ptbts_percpu_lock);
 	return 0;
 }

@@ -18,10 +18,10 @@
 int bts_thread_getregs(struct bts_session *s, struct bts_thread *t,
 		       struct user_regs_struct *r)
 {
-	(void)s;
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, r))
 		return -errno;
-	if (t->kmod && t->kmod->attached)
+	if (t->kmod && t->kmod->attached &&
+	    s->source == PTBTS_SOURCE_KMOD_STEP)
 		r->eflags &= ~BTS_EFLAGS_TF;
 	return 0;
 }

@@ -56,7 +56,8 @@ static int take_opts(const struct bts_session_opts *opts,
 }
 
 /*
- * kmod-step when asked for, or for auto when the module offers it; then
+ * kmod-bts when asked for; kmod-step when asked for, or for auto when the
+ * module offers it; then
  * perf-bts likewise (RING mode only); else ptrace-step, whose working shows
  * when the tracee is seized: no probe (a fork) for it here.
  */
@@ -66,7 +67,7 @@ static int pick_source(int want, int mode)
 	int i, n;
 
 	if (want == 0 || want == BTS_SOURCE_AUTO ||
-	    want == PTBTS_SOURCE_KMOD_STEP) {
+	    want == PTBTS_SOURCE_KMOD_STEP || want == PTBTS_SOURCE_KMOD_BTS) {
 		n = bts_kmod_pick(want);
 		if (n)
 			return n;
@@ -144,7 +145,7 @@ int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
 		bts_session_free(s);
 		return bts_fail(BTS_E_NOMEM, "crash pattern");
 	}
-	if (source == PTBTS_SOURCE_KMOD_STEP) {
+	if (source == PTBTS_SOURCE_KMOD_STEP || source == PTBTS_SOURCE_KMOD_BTS) {
 		err = bts_kmod_open(s);
 		if (err) {
 			bts_session_free(s);
@@ -155,7 +156,7 @@ int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
 	err = bts_limits_init(s, o.max_size, o.duration_ms);
 	if (!err)
 		err = bts_place_init(s, o.cpu_placement, o.cpu);
-	if (!err && source != PTBTS_SOURCE_KMOD_STEP)
+	if (!err && !s->kmod)
 		err = bts_skip_init(s, o.skip);
 	if (err) {
 		bts_session_free(s);

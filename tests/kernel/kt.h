@@ -6,6 +6,7 @@
 #ifndef KT_H
 #define KT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -75,5 +76,21 @@ int kt_in_child(int (*fn)(void *), void *arg);
 
 /* In a child: become uid/gid 1000 (no capabilities), still dumpable. */
 int kt_become_user(void);
+
+/* Lines of the kernel log that hold @what, or -1. */
+int kt_klog_count(const char *what);
+/* Lines of the kernel log with a WARNING, BUG, Oops, ... (qemu-run's list), or -1. */
+int kt_klog_bad(void);
+
+/* @s written to @path (a sysfs or proc file): 0 or -errno. */
+int kt_write_file(const char *path, const char *s);
+/* Lines of @s that start with @prefix. */
+size_t kt_count_lines(const char *s, const char *prefix);
+/*
+ * The number of the first line where @got (of @what) and @want (of @ref)
+ * differ, both printed to stderr; 0 when they are the same.
+ */
+size_t kt_first_other_line(const char *what, const char *got,
+			   const char *ref, const char *want);
 
 #endif /* KT_H */

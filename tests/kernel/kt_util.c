@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -344,4 +345,88 @@ int kt_become_user(void)
 		return -1;
 	/* A changed uid makes the process undumpable, and so untraceable. */
 	return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
+
+int kt_klog_count(const char *what)
+{
+	int n = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	char *buf, *at;
+	int len, count = 0;
+
+	if (n <= 0)
+		return -1;
+	buf = malloc(n + 1);
+	if (!buf)
+		return -1;
+	len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, n);
+	if (len < 0) {
+		free(buf);
+		return -1;
+	}
+	buf[len] = 0;
+	for (at = buf; (at = strstr(at, what)); at++)
+		count++;
+	free(buf);
+	return count;
+}
+
+/* qemu-run's verdict on a whole boot's log, asked by one test of it. */
+int kt_klog_bad(void)
+{
+	static const char *const bad[] = {
+		"WARNING:", "BUG:", "Oops", "Call Trace", "general protection fault",
+		"UBSAN", "sleeping function called from invalid context",
+	};
+	size_t i;
+	int n, sum = 0;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		n = kt_klog_count(bad[i]);
+		if (n < 0)
+			return -1;
+		sum += n;
+	}
+	return sum;
+}
+
+int kt_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -errno;
+}
+
+size_t kt_count_lines(const char *s, const char *prefix)
+{
+	size_t n = 0, len = strlen(prefix);
+
+	for (; *s; s = strchrnul(s, '\n') + !!*strchrnul(s, '\n'))
+		if (!strncmp(s, prefix, len))
+			n++;
+	return n;
+}
+
+size_t kt_first_other_line(const char *what, const char *got,
+			   const char *ref, const char *want)
+{
+	size_t line = 1;
+
+	while (*got || *want) {
+		size_t a = strcspn(got, "\n"), b = strcspn(want, "\n");
+
+		if (a != b || memcmp(got, want, a)) {
+			fprintf(stderr, "%s: line %zu: '%.*s' where %s has '%.*s'\n",
+				what, line, (int)a, got, ref, (int)b, want);
+			return line;
+		}
+		got += a + !!got[a];
+		want += b + !!want[b];
+		line++;
+	}
+	return 0;
 }

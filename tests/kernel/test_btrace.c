@@ -88,31 +88,11 @@ static char *dump_raw(const char *file)
 	return out;
 }
 
-/* Fails at the first line where @got and @want differ. */
+/* Fails at the first line where @got and @want (ptrace-step's) differ. */
 static void same_lines(const char *what, const char *got, const char *want)
 {
-	size_t line = 1;
-
-	while (*got || *want) {
-		size_t a = strcspn(got, "\n"), b = strcspn(want, "\n");
-
-		if (a != b || memcmp(got, want, a))
-			FAIL("%s: line %zu: '%.*s' where ptrace-step has '%.*s'",
-			     what, line, (int)a, got, (int)b, want);
-		got += a + !!got[a];
-		want += b + !!want[b];
-		line++;
-	}
-}
-
-static size_t count_lines(const char *s, const char *prefix)
-{
-	size_t n = 0, len = strlen(prefix);
-
-	for (; *s; s = strchrnul(s, '\n') + !!*strchrnul(s, '\n'))
-		if (!strncmp(s, prefix, len))
-			n++;
-	return n;
+	if (kt_first_other_line(what, got, "ptrace-step", want))
+		FAIL("%s: not ptrace-step's records (the line above)", what);
 }
 
 /* The summary line names the source in parentheses. */
@@ -193,7 +173,7 @@ static size_t compare_sources(const char *prog, const char *mode,
 		EXPECT_STREQ(ob, oa);
 	else
 		EXPECT_STREQ(ob, ORACLE_OUT);
-	n = count_lines(want, "0x");
+	n = kt_count_lines(want, "0x");
 	same_lines(prog, rb, want);
 	free(ra);
 	free(rb);
@@ -353,9 +333,9 @@ TEST(btrace, threads_each_recorded)
 	raw = dump_raw(file);
 	call = label(c.out, "thr_call");
 	ASSERT_NE(call, 0ull);
-	EXPECT_EQ(count_lines(raw, "# thread "), (size_t)5);
-	EXPECT_EQ(count_lines(raw, "# lost"), (size_t)0);
-	EXPECT_EQ(count_lines(raw, "# gap"), (size_t)0);
+	EXPECT_EQ(kt_count_lines(raw, "# thread "), (size_t)5);
+	EXPECT_EQ(kt_count_lines(raw, "# lost"), (size_t)0);
+	EXPECT_EQ(kt_count_lines(raw, "# gap"), (size_t)0);
 	for (k = 0, w = c.out; (w = strstr(w, "worker ")); w++, k++) {
 		ASSERT_EQ(sscanf(w, "worker %*d tid %d iters %d", &tid, &iters), 2);
 		EXPECT_EQ(count_from(raw, tid, call), (long)iters);
@@ -392,7 +372,7 @@ static int user_record(void *arg)
 	KT_CHECK(setrlimit(RLIMIT_MEMLOCK, &rl) == 0);
 	KT_CHECK(harness_run(argv, RUN_TIMEOUT, &c) == 0);
 	if (harness_exit_code(&c) != u->exit || !strstr(c.err, u->says) ||
-	    count_lines(c.err, "") != u->lines) {
+	    kt_count_lines(c.err, "") != u->lines) {
 		fprintf(stderr, "btrace exit %d: %s", harness_exit_code(&c), c.err);
 		return __LINE__;
 	}
@@ -509,7 +489,7 @@ TEST(btrace, attach_then_detach_leaves_it_running)
 	EXPECT_EQ(kt_pinned(), 0);
 
 	raw = dump_raw("/tmp/attach.btr");
-	EXPECT_GT(count_lines(raw, "0x"), (size_t)0);
+	EXPECT_GT(kt_count_lines(raw, "0x"), (size_t)0);
 	free(raw);
 
 	/* still running, and ends as it would without btrace */
@@ -535,7 +515,7 @@ TEST(btrace, m32_tracer_records_a_64bit_program)
 	ASSERT_EQ(harness_run(argv, RUN_TIMEOUT, &t), 0);
 	if (harness_exit_code(&t))
 		FAIL("tracer32: exit %d: %s", harness_exit_code(&t), t.err);
-	EXPECT_GT(count_lines(t.out, "0x"), (size_t)3000);
+	EXPECT_GT(kt_count_lines(t.out, "0x"), (size_t)3000);
 	same_lines("tracer32", t.out, want + (*want == '\n'));
 	EXPECT_EQ(kt_pinned(), 0);
 	harness_cmd_free(&t);
@@ -562,7 +542,7 @@ TEST(btrace, max_size_cuts_kmod_step_exactly)
 		FAIL("not cut at --max-size: %s", c.err);
 	EXPECT_STREQ(c.out, "");
 	raw = dump_raw(file);
-	EXPECT_EQ(count_lines(raw, "0x"), (size_t)(1024 / 24));
+	EXPECT_EQ(kt_count_lines(raw, "0x"), (size_t)(1024 / 24));
 	EXPECT_EQ(kt_pinned(), 0);
 	free(raw);
 	unlink(file);
@@ -585,7 +565,7 @@ TEST(vcpu, btrace_perf_bts_same_records)
 	char *rb = recorded("perf-bts", "ring", "16M", "static-oracle",
 			    ORACLE_OUT, NULL);
 
-	EXPECT_GT(count_lines(ra, "0x"), (size_t)1000);
+	EXPECT_GT(kt_count_lines(ra, "0x"), (size_t)1000);
 	same_lines("perf-bts", rb, ra);
 	free(ra);
 	free(rb);

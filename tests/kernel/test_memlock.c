@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -132,30 +131,6 @@ TEST(memlock, tracer_reexec_keeps_its_charge)
 	EXPECT_EQ(kt_pinned(), 0);
 }
 
-/* Lines of the kernel log that hold @what. */
-static int klog_count(const char *what)
-{
-	int n = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
-	char *buf, *at;
-	int len, count = 0;
-
-	if (n <= 0)
-		return -1;
-	buf = malloc(n + 1);
-	if (!buf)
-		return -1;
-	len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, n);
-	if (len < 0) {
-		free(buf);
-		return -1;
-	}
-	buf[len] = 0;
-	for (at = buf; (at = strstr(at, what)); at++)
-		count++;
-	free(buf);
-	return count;
-}
-
 /*
  * uid 1000, 64 KiB: a buffer of 128 GiB, and one of the largest size the
  * module takes (its page array alone would be 2 GiB), never mapped: both
@@ -185,12 +160,12 @@ static int huge_requests(void *arg)
 
 TEST(memlock, huge_request_refused_before_any_allocation)
 {
-	int before = klog_count("vmalloc error");
+	int before = kt_klog_count("vmalloc error");
 
 	ASSERT_GE(before, 0);
 	EXPECT_EQ(kt_in_child(huge_requests, NULL), 0);
-	EXPECT_EQ(klog_count("vmalloc error"), before);
-	EXPECT_EQ(klog_count("Out of memory"), 0);
+	EXPECT_EQ(kt_klog_count("vmalloc error"), before);
+	EXPECT_EQ(kt_klog_count("Out of memory"), 0);
 }
 
 /* An mlock()ed buffer stays in VmLck once; the charge shows in VmPin. */

@@ -12,7 +12,8 @@
  * module's callbacks registered, and the validation of kmod-pebs's event.
  * What needs a CPU with BTS (buffers, recording, a CPU joining or leaving
  * a running session, the all-or-nothing rollback) is tested against the
- * simulated CPU: tests/sim/test_sim_percpu*.c.
+ * simulated CPU: tests/sim/test_sim_percpu*.c, and on the virtual CPU
+ * with BTS: test_vcpu_percpu.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -314,18 +315,6 @@ TEST(percpu, other_process_is_refused)
 	close(fd);
 }
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -errno;
-}
-
 /*
  * The module's hotplug state exists, and CPU 1 goes offline and comes
  * back with its callbacks run (qemu-run checks the kernel log).  A start
@@ -346,12 +335,12 @@ TEST(percpu, hotplug_offline_and_online)
 			found = true;
 	fclose(f);
 	EXPECT_TRUE(found);
-	ASSERT_EQ(write_file(CPU1_ONLINE, "0"), 0);
+	ASSERT_EQ(kt_write_file(CPU1_ONLINE, "0"), 0);
 	EXPECT_EQ(kt_read_line(CPU1_ONLINE, line, sizeof(line)), 0);
 	EXPECT_STREQ(line, "0");
 	EXPECT_EQ(pc_start(&c), -EOPNOTSUPP);
 	EXPECT_EQ(c.unavail, (unsigned)PTBTS_UNAVAIL_NOT_INTEL);
-	ASSERT_EQ(write_file(CPU1_ONLINE, "1"), 0);
+	ASSERT_EQ(kt_write_file(CPU1_ONLINE, "1"), 0);
 	ASSERT_EQ(kt_read_line(CPU1_ONLINE, line, sizeof(line)), 0);
 	EXPECT_STREQ(line, "1");
 	EXPECT_EQ(kt_sysfs_long("percpu_pages"), 0);
@@ -503,7 +492,7 @@ static int knob(const char *name, int cpu)
 
 	snprintf(path, sizeof(path), PARAMS "%s", name);
 	snprintf(val, sizeof(val), "%d", cpu);
-	return write_file(path, val);
+	return kt_write_file(path, val);
 }
 
 
@@ -657,18 +646,18 @@ static int sim_hotplug(void)
 
 	KT_CHECK(fd >= 0);
 	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == 0);
-	KT_CHECK(write_file(CPU1_ONLINE, "0") == 0);
+	KT_CHECK(kt_write_file(CPU1_ONLINE, "0") == 0);
 	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_LEFT);
 	KT_CHECK(state_of(fd, 0) == PTBTS_PERCPU_RECORDING);
 	KT_CHECK(pages() == 2 * BUF / KT_PAGE);
 	KT_CHECK(mmap_errno(fd, PROT_READ, MAP_SHARED, BUF) == 0);
-	KT_CHECK(write_file(CPU1_ONLINE, "1") == 0);
+	KT_CHECK(kt_write_file(CPU1_ONLINE, "1") == 0);
 	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_RECORDING);
 	KT_CHECK(pages() == 2 * BUF / KT_PAGE);
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
 
 	/* Offline at the start: WAITING, no buffer yet. */
-	KT_CHECK(write_file(CPU1_ONLINE, "0") == 0);
+	KT_CHECK(kt_write_file(CPU1_ONLINE, "0") == 0);
 	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == 0);
 	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_WAITING);
 	KT_CHECK(pages() == BUF / KT_PAGE);
@@ -678,20 +667,20 @@ static int sim_hotplug(void)
 	 * ds_percpu_online(): tests/sim/test_sim_percpu_alloc.c.)
 	 */
 	KT_CHECK(knob("percpu_fail_alloc", 1) == 0);
-	KT_CHECK(write_file(CPU1_ONLINE, "1") == 0);
+	KT_CHECK(kt_write_file(CPU1_ONLINE, "1") == 0);
 	KT_CHECK(knob("percpu_fail_alloc", -1) == 0);
 	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_FAILED);
 	KT_CHECK(pages() == BUF / KT_PAGE);
 	/* Next time it comes online it joins. */
-	KT_CHECK(write_file(CPU1_ONLINE, "0") == 0);
-	KT_CHECK(write_file(CPU1_ONLINE, "1") == 0);
+	KT_CHECK(kt_write_file(CPU1_ONLINE, "0") == 0);
+	KT_CHECK(kt_write_file(CPU1_ONLINE, "1") == 0);
 	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_RECORDING);
 	KT_CHECK(pages() == 2 * BUF / KT_PAGE);
 	/* The session ends while CPU 1 is offline: everything is freed. */
-	KT_CHECK(write_file(CPU1_ONLINE, "0") == 0);
+	KT_CHECK(kt_write_file(CPU1_ONLINE, "0") == 0);
 	close(fd);
 	KT_CHECK(pages() == 0);
-	KT_CHECK(write_file(CPU1_ONLINE, "1") == 0);
+	KT_CHECK(kt_write_file(CPU1_ONLINE, "1") == 0);
 	return 0;
 }
 
@@ -863,16 +852,16 @@ static int sim_memlock_hotplug(void)
 	int fd = kt_open();
 
 	KT_CHECK(fd >= 0 && v0 >= 0);
-	KT_CHECK(write_file(CPU1_ONLINE, "0") == 0);
+	KT_CHECK(kt_write_file(CPU1_ONLINE, "0") == 0);
 	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == 0);
 	KT_CHECK(kt_vmpin_kb() == v0 + BUF_KB);
 	KT_CHECK(knob("percpu_fail_alloc", 1) == 0);
-	KT_CHECK(write_file(CPU1_ONLINE, "1") == 0);
+	KT_CHECK(kt_write_file(CPU1_ONLINE, "1") == 0);
 	KT_CHECK(knob("percpu_fail_alloc", -1) == 0);
 	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_FAILED);
 	KT_CHECK(kt_vmpin_kb() == v0 + BUF_KB);
-	KT_CHECK(write_file(CPU1_ONLINE, "0") == 0);
-	KT_CHECK(write_file(CPU1_ONLINE, "1") == 0);
+	KT_CHECK(kt_write_file(CPU1_ONLINE, "0") == 0);
+	KT_CHECK(kt_write_file(CPU1_ONLINE, "1") == 0);
 	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_RECORDING);
 	KT_CHECK(kt_vmpin_kb() == v0 + 2 * BUF_KB);
 	close(fd);
@@ -916,10 +905,10 @@ static int memlock_limited(void *arg)
 	KT_CHECK(kt_vmpin_kb() == BUF_KB && pages() == BUF / KT_PAGE);
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
 	/* CPU 1 offline at the start; over the limit when it comes back. */
-	KT_CHECK(write_file(CPU1_ONLINE, "0") == 0);
+	KT_CHECK(kt_write_file(CPU1_ONLINE, "0") == 0);
 	KT_CHECK(start(fd, 3, PTBTS_MODE_RING) == 0);
 	KT_CHECK(kt_vmpin_kb() == BUF_KB);
-	KT_CHECK(write_file(CPU1_ONLINE, "1") == 0);
+	KT_CHECK(kt_write_file(CPU1_ONLINE, "1") == 0);
 	KT_CHECK(state_of(fd, 1) == PTBTS_PERCPU_FAILED);
 	KT_CHECK(kt_vmpin_kb() == BUF_KB && pages() == BUF / KT_PAGE);
 	KT_CHECK(kt_ioctl(fd, PTBTS_IOC_PERCPU_STOP, NULL) == 0);
@@ -1077,7 +1066,7 @@ TEST(percpu_sim, session_on_simulated_msrs)
 				     scenarios[i].name, line);
 			close_sessions();
 		}
-		write_file(CPU1_ONLINE, "1");
+		kt_write_file(CPU1_ONLINE, "1");
 		knob("percpu_fail_alloc", -1);
 		knob("percpu_busy", -1);
 		knob("percpu_store", 0);

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,6 +287,45 @@ TEST(vcpu, kmod_bts_block_under_pmis_in_order_and_counted)
 TEST(vcpu, kmod_bts_block_exact_across_migrations)
 {
 	block_under_pmis(true);
+}
+
+/*
+ * A second kmod-bts thread is attached while the first one runs on the
+ * other vCPU: that vCPU has BTS on for the module's own slice, which is
+ * not perf's use of BTS (the attach is not refused for it).
+ */
+TEST(vcpu, kmod_bts_second_thread_while_the_first_runs)
+{
+	struct kt_run a, b;
+	cpu_set_t set;
+	int st;
+
+	ASSERT_EQ(bts_start(&a, 100000000, 16 * KT_PAGE, PTBTS_MODE_RING), 0);
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	ASSERT_EQ(sched_setaffinity(a.pid, sizeof(set), &set), 0);
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	ASSERT_EQ(sched_setaffinity(0, sizeof(set), &set), 0);
+	ASSERT_EQ(ptrace(PTRACE_CONT, a.pid, 0, 0), 0);
+	/* It records on vCPU 1 by now: its records grow. */
+	for (st = 0; st < 100; st++) {
+		ASSERT_EQ(kt_status(a.fd, a.pid, &a.st), 0);
+		if (a.st.head || a.st.wraps)
+			break;
+		usleep(10000);
+	}
+	EXPECT_TRUE(a.st.head || a.st.wraps);
+	EXPECT_EQ(bts_start(&b, 10, 16 * KT_PAGE, PTBTS_MODE_RING), 0);
+	st = kt_run_finish(&b);
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	kt_run_end(&b);
+	kill(a.pid, SIGKILL);
+	EXPECT_EQ(waitpid(a.pid, &st, 0), a.pid);
+	kt_run_end(&a);
+	CPU_SET(1, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	EXPECT_EQ(kt_pinned(), 0);
 }
 
 /*

@@ -448,7 +448,11 @@ struct ptbts_percpu_config {
  * @PTBTS_PERCPU_WAITING:   asked for, offline since the start: it joins
  *                          when it comes online
  * @PTBTS_PERCPU_LEFT:      went offline while recording: its records up to
- *                          then are in its buffer, which stays readable
+ *                          then are in its buffer, which stays readable;
+ *                          when it comes online it records again (state
+ *                          RECORDING), after a %PTBTS_KIND_GAP marker
+ *                          (%PTBTS_GAP_UNKNOWN): its reset in between
+ *                          was not recorded
  * @PTBTS_PERCPU_FAILED:    came online and could not join (no memory,
  *                          another user of BTS on it)
  * @PTBTS_PERCPU_STOPPED:   recorded until %PTBTS_IOC_PERCPU_STOP

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
- * The kmod sources: the ptrace_bts module records while libbts keeps the
- * ptrace side (seize, events, threads, exit).  Threads run with PTRACE_CONT;
+ * The kmod sources (kmod-step, kmod-bts): the ptrace_bts module records
+ * while libbts keeps the ptrace side (seize, events, threads, exit).  Threads run with PTRACE_CONT;
  * their records arrive in pages of ours that the module pinned, and are
  * taken from there to the writer.
  *
@@ -64,9 +64,9 @@ void bts_kmod_unavail_text(unsigned int u, char *why, size_t len);
  */
 void bts_kmod_probe(int source, struct bts_source_info *si);
 /*
- * For a session's requested source: PTBTS_SOURCE_KMOD_STEP when it is
- * asked for (or @want is auto) and usable, 0 when auto finds it unusable,
- * or -BTS_E_NOSOURCE with the reason.
+ * For a session's requested source: PTBTS_SOURCE_KMOD_BTS when asked for
+ * and usable, PTBTS_SOURCE_KMOD_STEP likewise (or when @want is auto), 0
+ * when auto finds kmod-step unusable, or -BTS_E_NOSOURCE with the reason.
  */
 int bts_kmod_pick(int want);
 

@@ -78,7 +78,8 @@ void bts_kmod_probe(int source, struct bts_source_info *si)
 	if (!bts_kmod_caps(&c, si->why, sizeof(si->why)))
 		return;
 	if (c.sources & (1u << source)) {
-		si->available = source == PTBTS_SOURCE_KMOD_STEP;
+		si->available = source == PTBTS_SOURCE_KMOD_STEP ||
+				source == PTBTS_SOURCE_KMOD_BTS;
 		if (!si->available)
 			snprintf(si->why, sizeof(si->why),
 				 "libbts cannot drive this source of the module yet");
@@ -90,12 +91,13 @@ void bts_kmod_probe(int source, struct bts_source_info *si)
 
 int bts_kmod_pick(int want)
 {
-	struct bts_source_info si = { .source = PTBTS_SOURCE_KMOD_STEP };
+	int source = want == PTBTS_SOURCE_KMOD_BTS ? want : PTBTS_SOURCE_KMOD_STEP;
+	struct bts_source_info si = { .source = source };
 
-	bts_kmod_probe(PTBTS_SOURCE_KMOD_STEP, &si);
+	bts_kmod_probe(source, &si);
 	if (si.available)
-		return PTBTS_SOURCE_KMOD_STEP;
-	if (want != PTBTS_SOURCE_KMOD_STEP)
+		return source;
+	if (want != source)
 		return 0;
-	return bts_fail(BTS_E_NOSOURCE, "kmod-step: %s", si.why);
+	return bts_fail(BTS_E_NOSOURCE, "%s: %s", bts_source_name(source), si.why);
 }

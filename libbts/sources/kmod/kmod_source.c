@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * The kmod-step source, one thread at a time.  At its first stop a thread
+ * The kmod sources (kmod-step, kmod-bts), one thread at a time.  At its first stop a thread
  * gets a buffer of anonymous pages and is attached to the session fd; the
  * module then records into those pages while the thread runs with
  * PTRACE_CONT.  Positions come from STATUS (head and wraps give the records
@@ -93,7 +93,7 @@ void bts_kmod_close(struct bts_session *s)
 	s->kmod = NULL;
 }
 
-static int attach_err(pid_t tid, long err, uint64_t size)
+static int attach_err(pid_t tid, int source, long err, uint64_t size)
 {
 	switch (err) {
 	case -ENOMEM:
@@ -105,8 +105,8 @@ static int attach_err(pid_t tid, long err, uint64_t size)
 		return bts_fail(BTS_E_PERM, "thread %d: the module refused the attach: "
 				"not its tracer", (int)tid);
 	case -EOPNOTSUPP:
-		return bts_fail(BTS_E_NOSOURCE, "thread %d: kmod-step cannot record here",
-				(int)tid);
+		return bts_fail(BTS_E_NOSOURCE, "thread %d: %s cannot record here",
+				(int)tid, bts_source_name(source));
 	default:
 		return bts_fail(BTS_E_INTERNAL, "thread %d: attaching to " PTBTS_DEVICE
 				": %s", (int)tid, strerror((int)-err));
@@ -119,7 +119,7 @@ static long attach_once(struct bts_session *s, struct bts_thread *t,
 	struct ptbts_config c = {
 		.size = sizeof(c),
 		.tid = (__u32)t->tid,
-		.source = PTBTS_SOURCE_KMOD_STEP,
+		.source = (__u32)s->source,
 		.mode = (__u32)s->mode,
 		.buffer_size = kt->size,
 	};
@@ -158,7 +158,7 @@ static int attach(struct bts_session *s, struct bts_thread *t,
 	if (r == -ESRCH)
 		return 0;	/* killed meanwhile: its exit is on the way */
 	if (r)
-		return attach_err(t->tid, r, want);
+		return attach_err(t->tid, s->source, r, want);
 	kt->attached = true;
 	return 0;
 }
@@ -231,6 +231,32 @@ static void write_lost(struct bts_session *s, struct bts_thread *t, uint64_t n)
 	write_recs(s, t, &lost, 1);
 }
 
+/* Both halves of x86-64 are told apart by bit 63. */
+static bool kernel_record(const struct ptbts_record *r)
+{
+	return (r->from | r->to) >> 63;
+}
+
+/*
+ * kmod-bts: the CPU also records each entry into the kernel from user
+ * mode (a syscall, an interrupt, an exception: {user -> kernel}).  A
+ * thread's trace holds user addresses only: those are dropped, and the
+ * runs of user records between them go to the writer as they lie.
+ */
+static void write_user_recs(struct bts_session *s, struct bts_thread *t,
+			    const struct ptbts_record *r, size_t n)
+{
+	size_t i, start = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!kernel_record(&r[i]))
+			continue;
+		write_recs(s, t, r + start, i - start);
+		start = i + 1;
+	}
+	write_recs(s, t, r + start, n - start);
+}
+
 /* The module's own LOST markers (STOP mode) count as told. */
 static void count_markers(struct bts_kmod_thread *kt,
 			  const struct ptbts_record *r, size_t n)
@@ -254,7 +280,7 @@ static void take(struct bts_session *s, struct bts_thread *t, uint64_t end)
 		if (n > kt->nslots - slot)
 			n = (size_t)(kt->nslots - slot);
 		count_markers(kt, kt->buf + slot, n);
-		write_recs(s, t, kt->buf + slot, n);
+		write_user_recs(s, t, kt->buf + slot, n);
 		kt->tail += n;
 	}
 }
@@ -333,6 +359,18 @@ int bts_kmod_drain(struct bts_session *s, struct bts_thread *t, bool final)
 
 /* ------------------------------------------------------------ exec, end */
 
+/* kmod-step's exec marker, where the new image starts (the pc now). */
+static void exec_marker(struct bts_session *s, struct bts_thread *t)
+{
+	struct ptbts_record exec = { .flags = PTBTS_MKKIND(PTBTS_KIND_EXEC) };
+	struct user_regs_struct regs;
+
+	if (bts_thread_getregs(s, t, &regs))
+		return;
+	exec.to = regs.rip;
+	write_recs(s, t, &exec, 1);
+}
+
 void bts_kmod_exec(struct bts_session *s, struct bts_thread *t)
 {
 	int is64 = bts_proc_is_64bit(bts_thread_pid(s, t));
@@ -345,8 +383,15 @@ void bts_kmod_exec(struct bts_session *s, struct bts_thread *t)
 	/*
 	 * The old image's records (the exec marker last), then the EXEC
 	 * chunk of the process (issue 7: any process followed), its maps.
+	 * kmod-step's marker is the module's; the CPU writes none for
+	 * kmod-bts: libbts does, after every record of the old image.
 	 */
-	bts_kmod_drain(s, t, is64 < 0);
+	if (s->source == PTBTS_SOURCE_KMOD_BTS) {
+		bts_kmod_drain(s, t, true);
+		exec_marker(s, t);
+	} else {
+		bts_kmod_drain(s, t, is64 < 0);
+	}
 	bts_proc_exec(s, t, &entry);
 	bts_maps_write_all(s);
 	/* The module steps a 32-bit image too (issue 9). */

@@ -12,7 +12,9 @@
  *			    refuse are skipped (the caller's is not)
  *	percpu_fail_alloc=N the buffer allocation for CPU N fails (-ENOMEM)
  *	percpu_busy=N	    CPU N's DEBUGCTL reads with BTS on: someone
- *			    else's BTS (its start fails with -EBUSY)
+ *			    else's BTS (its start fails with -EBUSY); on
+ *			    the CPU's own MSRs (no percpu_sim), its start
+ *			    fails the same way before touching any
  *	percpu_store=N	    each time a CPU's recording is switched off
  *			    (stop, flush, leaving), the simulated CPU first
  *			    stores N branch records as BTS would have during
@@ -150,4 +152,21 @@ const struct ds_ops *ptbts_percpu_test_ops(void)
 int ptbts_percpu_test_alloc(unsigned int cpu)
 {
 	return READ_ONCE(percpu_fail_alloc) == (int)cpu ? -ENOMEM : 0;
+}
+
+/**
+ * ptbts_percpu_test_start() - whether this CPU's start is made to fail
+ * @cpu: the CPU starting, the caller running on it
+ *
+ * On the CPU's own MSRs the DEBUGCTL of ptbts_sim_rdmsr() is not read:
+ * the CPU that percpu_busy names refuses here instead, touching nothing,
+ * as ds_task_sched_in() does when it finds someone else's BTS on.
+ *
+ * Return: 0, or -EBUSY.
+ */
+int ptbts_percpu_test_start(unsigned int cpu)
+{
+	if (percpu_sim)
+		return 0;
+	return READ_ONCE(percpu_busy) == (int)cpu ? -EBUSY : 0;
 }

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * btrace selftest: every branch source that works here records the same
+ * workloads, and each is compared, record for record, with ptrace-step
+ * (which works wherever ptrace does and decodes instructions itself).
+ * One report, to paste into a bug report.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <bts.h>
+
+#include "../btrace.h"
+#include "../options.h"
+#include "selftest.h"
+
+#define MAX_SOURCES 16
+#define PTRACE_SOURCE PTBTS_SOURCE_PTRACE_STEP
+
+static const struct command_help selftest_help = {
+	.name = "selftest",
+	.usage = { "" },
+	.summary = "Records a fixed set of workloads with every branch source that\n"
+		   "works on this machine and compares them with ptrace-step, record\n"
+		   "for record; prints one report to paste into a bug report.",
+	.details =
+	"The workloads run in btrace's own code, in a child it forks and attaches\n"
+	"to: 'branches' (calls, returns, a loop, a switch, recursion) and\n"
+	"'signal' (a signal handler).  Each record from the call of the workload\n"
+	"to its exit is compared; signal and sigreturn records, which only the\n"
+	"software sources (kmod-step, ptrace-step) write, are left out of the\n"
+	"comparison and counted.  The hardware sources need the ptrace_bts module\n"
+	"and CAP_PERFMON (kmod-bts), or perf (perf-bts): run it as root with the\n"
+	"module loaded to check them all.\n"
+	"\n"
+	"Output: the machine (cpu, microcode, cpu-flags, perf-caps, pmu, perf,\n"
+	"kernel, module, hw-verified), then per source 'NAME  available' or\n"
+	"'NAME  not run: WHY', then per workload and source\n"
+	"  WORKLOAD  NAME  agrees (N records)\n"
+	"  WORKLOAD  NAME  differs at record I of N (M): {FROM, TO, FLAGS} where\n"
+	"                  ptrace-step has {FROM, TO, FLAGS}\n"
+	"  WORKLOAD  NAME  failed: WHY\n"
+	"and last 'result  all agree (M comparisons)', 'result  N of M comparisons\n"
+	"failed' or 'result  nothing to compare: ...'.\n"
+	"\n"
+	"Exit status: 0 when every source that ran agrees; 1 otherwise; 2 for a\n"
+	"bad command line.\n",
+};
+
+static void print_rec(const struct ptbts_record *r, size_t i, size_t n)
+{
+	if (i < n)
+		printf("{0x%llx, 0x%llx, 0x%llx}", (unsigned long long)r[i].from,
+		       (unsigned long long)r[i].to, (unsigned long long)r[i].flags);
+	else
+		printf("{the end}");
+}
+
+/* One line: whether @got agrees with @ref; 0 when it does. */
+static int compare(const char *work, const char *name,
+		   const struct selftest_trace *got,
+		   const struct selftest_trace *ref)
+{
+	size_t i, n = got->n < ref->n ? got->n : ref->n;
+
+	for (i = 0; i < n; i++)
+		if (memcmp(&got->rec[i], &ref->rec[i], sizeof(got->rec[i])))
+			break;
+	if (i == n && got->n == ref->n) {
+		printf("%-10s %-12s agrees (%zu records)\n", work, name, got->n);
+		return 0;
+	}
+	printf("%-10s %-12s differs at record %zu of %zu (%zu): ", work, name, i,
+	       got->n, ref->n);
+	print_rec(got->rec, i, got->n);
+	printf(" where ptrace-step has ");
+	print_rec(ref->rec, i, ref->n);
+	printf("\n");
+	return 1;
+}
+
+/* The sources that record here, ptrace-step first; their count. */
+static int sources(int *src)
+{
+	struct bts_source_info info[MAX_SOURCES];
+	int n = bts_probe_sources(info, MAX_SOURCES), i, k = 1;
+
+	if (n < 0) {
+		error_bts(n, "selftest: cannot probe the branch sources");
+		return -1;
+	}
+	src[0] = PTRACE_SOURCE;
+	for (i = 0; i < n && i < MAX_SOURCES; i++) {
+		const char *name = bts_source_name(info[i].source);
+
+		if (info[i].available)
+			printf("%-11s available\n", name);
+		else
+			printf("%-11s not run: %s\n", name, info[i].why);
+		if (info[i].available && info[i].source != PTRACE_SOURCE)
+			src[k++] = info[i].source;
+	}
+	return k;
+}
+
+static int run_workload(const struct selftest_workload *w, const int *src,
+			int nsrc, int *failed)
+{
+	struct selftest_trace ref, got;
+	int i;
+
+	if (selftest_record(w, src[0], &ref)) {
+		printf("%-10s %-12s failed: %s\n", w->name, bts_source_name(src[0]),
+		       ref.err);
+		selftest_trace_free(&ref);
+		*failed += nsrc;
+		return nsrc;
+	}
+	printf("%-10s %-12s %zu records, %zu signal and sigreturn (the reference)\n",
+	       w->name, bts_source_name(src[0]), ref.n, ref.async);
+	for (i = 1; i < nsrc; i++) {
+		const char *name = bts_source_name(src[i]);
+
+		if (selftest_record(w, src[i], &got)) {
+			printf("%-10s %-12s failed: %s\n", w->name, name, got.err);
+			(*failed)++;
+		} else {
+			*failed += compare(w->name, name, &got, &ref);
+		}
+		selftest_trace_free(&got);
+	}
+	selftest_trace_free(&ref);
+	return nsrc - 1;
+}
+
+int cmd_selftest(int argc, char **argv)
+{
+	const struct option opts[] = { OPT_END() };
+	int first = parse_options(argc, argv, &selftest_help, opts, 0);
+	int src[MAX_SOURCES], nsrc, failed = 0, total = 0;
+	size_t i;
+
+	if (first == PARSE_HELP)
+		return 0;
+	if (first < 0)
+		return EXIT_USAGE;
+	if (first != argc) {
+		error("selftest: takes no arguments (see 'btrace selftest --help')");
+		return EXIT_USAGE;
+	}
+	printf("btrace selftest, libbts %u.%u.%u\n", bts_version() >> 16,
+	       (bts_version() >> 8) & 0xff, bts_version() & 0xff);
+	selftest_machine(stdout);
+	nsrc = sources(src);
+	if (nsrc < 0)
+		return EXIT_FAILED;
+	for (i = 0; i < selftest_nworkloads; i++)
+		total += run_workload(&selftest_workloads[i], src, nsrc, &failed);
+	if (failed)
+		printf("result      %d of %d comparisons failed\n", failed, total);
+	else if (!total)
+		printf("result      nothing to compare: ptrace-step is the only source here\n");
+	else
+		printf("result      all agree (%d comparisons)\n", total);
+	return failed ? EXIT_FAILED : 0;
+}

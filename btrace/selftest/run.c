@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * One workload recorded by one source.  The workload runs in a fork of
+ * btrace, blocked on a pipe until libbts has attached to it
+ * (bts_session_attach() returns once every source records), so the
+ * recording starts before the workload does; what comes before the call
+ * of the workload (the return from the read that waited) is left out, so
+ * that where exactly each source starts does not matter.  The trace goes
+ * through a file in a directory of its own under $TMPDIR, removed after.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "selftest.h"
+
+#define BUFFER (4u << 20)	/* per thread: far more than a workload */
+
+static void __attribute__((noreturn)) child(const struct selftest_workload *w,
+					    int go)
+{
+	char c;
+
+	if (read(go, &c, 1) != 1)
+		_exit(1);
+	w->run();
+	_exit(0);
+}
+
+/* The records of @path's only thread from the call of @entry on. */
+static int take(const char *path, uintptr_t entry, struct selftest_trace *out)
+{
+	struct bts_trace *t;
+	struct bts_rec_iter it;
+	struct ptbts_record r;
+	size_t cap = 0;
+	bool in = false;
+	int ret;
+
+	ret = bts_trace_open(path, &t);
+	if (ret < 0) {
+		snprintf(out->err, sizeof(out->err), "reading the trace: %s",
+			 bts_errstr(ret));
+		return -1;
+	}
+	if (bts_trace_nthreads(t) != 1) {
+		snprintf(out->err, sizeof(out->err), "%zu threads recorded, not 1",
+			 bts_trace_nthreads(t));
+		bts_trace_close(t);
+		return -1;
+	}
+	bts_trace_records(t, 0, &it);
+	while ((ret = bts_rec_next(&it, &r)) == 1) {
+		unsigned int kind = PTBTS_KIND(r.flags);
+
+		in = in || (r.from && r.to == entry);
+		if (!in)
+			continue;
+		if (kind == PTBTS_KIND_SIGNAL || kind == PTBTS_KIND_SIGRETURN) {
+			out->async++;
+			continue;
+		}
+		if (out->n == cap) {
+			struct ptbts_record *m;
+
+			cap = cap ? 2 * cap : 4096;
+			m = realloc(out->rec, cap * sizeof(*m));
+			if (!m) {
+				ret = -BTS_E_NOMEM;
+				break;
+			}
+			out->rec = m;
+		}
+		out->rec[out->n++] = r;
+	}
+	bts_trace_close(t);
+	if (ret < 0) {
+		snprintf(out->err, sizeof(out->err), "reading the trace: %s",
+			 bts_errstr(ret));
+		return -1;
+	}
+	if (!in) {
+		snprintf(out->err, sizeof(out->err),
+			 "no record of the call of the workload");
+		return -1;
+	}
+	return 0;
+}
+
+/* Attaches to @pid, lets it go through @go, records it to its end. */
+static int record(pid_t pid, int source, int go, const char *path,
+		  struct selftest_trace *out)
+{
+	BTS_OPTS(bts_session_opts, o, .source = source,
+		 .mode = PTBTS_MODE_RING, .buffer_size = BUFFER, .no_follow = true);
+	struct bts_session *s;
+	int ret;
+
+	ret = bts_writer_open(path, &o.writer);
+	if (ret < 0)
+		goto fail;
+	ret = bts_session_attach(pid, &o, &s);
+	if (ret < 0) {
+		bts_writer_abort(o.writer);
+		goto fail;
+	}
+	ret = write(go, "g", 1) == 1 ? 0 : -BTS_E_IO;
+	if (!ret)
+		ret = bts_session_run(s);
+	bts_session_free(s);
+	if (ret < 0) {
+		bts_writer_abort(o.writer);
+		goto fail;
+	}
+	ret = bts_writer_close(o.writer);
+	if (ret >= 0)
+		return 0;
+fail:
+	snprintf(out->err, sizeof(out->err), "%s: %s", bts_errstr(ret),
+		 bts_errdetail());
+	return -1;
+}
+
+int selftest_record(const struct selftest_workload *w, int source,
+		    struct selftest_trace *out)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	int pipefd[2], ret = -1, st;
+	pid_t pid;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(dir, sizeof(dir), "%s/btrace-selftest.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		snprintf(out->err, sizeof(out->err), "a directory in %s: %s",
+			 tmp && *tmp ? "$TMPDIR" : "/tmp", strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/trace.btr", dir);
+	if (pipe(pipefd)) {
+		snprintf(out->err, sizeof(out->err), "pipe: %s", strerror(errno));
+		goto rmdir;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(pipefd[1]);
+		child(w, pipefd[0]);
+	}
+	close(pipefd[0]);
+	if (pid < 0) {
+		snprintf(out->err, sizeof(out->err), "fork: %s", strerror(errno));
+		close(pipefd[1]);
+		goto rmdir;
+	}
+	ret = record(pid, source, pipefd[1], path, out);
+	close(pipefd[1]);
+	if (ret) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	if (!ret)
+		ret = take(path, (uintptr_t)w->run, out);
+	unlink(path);
+rmdir:
+	rmdir(dir);
+	return ret;
+}
+
+void selftest_trace_free(struct selftest_trace *t)
+{
+	free(t->rec);
+	t->rec = NULL;
+	t->n = 0;
+}
