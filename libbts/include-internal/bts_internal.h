@@ -22,5 +22,6 @@
 #include "decode/insn.h"
 #include "session/session.h"
 #include "sources/ptrace-step/breakpoints.h"
+#include "sources/ptrace-step/skip.h"
 
 #endif /* BTS_INTERNAL_TESTS_H */
