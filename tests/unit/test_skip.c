@@ -43,73 +43,93 @@ TEST(skip_list, an_empty_glob_is_refused)
 	EXPECT_STREQ(bts_errdetail(), "skip: empty object name");
 }
 
+struct match {
+	const char *path;
+	bool skipped;
+};
+
+/* Each path of @cases against the list of @globs. */
+static void expect_matches(const char *const *globs, const struct match *cases,
+			   size_t n)
+{
+	struct bts_skip *k = list(globs);
+
+	for (size_t i = 0; i < n; i++)
+		if (bts_skip_list_matches(k, cases[i].path) != cases[i].skipped)
+			harness_fail(__FILE__, __LINE__, "%s: %s, expected %s",
+				     cases[i].path, cases[i].skipped ? "traced" :
+				     "skipped", cases[i].skipped ? "skipped" : "traced");
+	bts_skip_list_free(k);
+}
+
+#define EXPECT_MATCHES(globs, ...) do {					\
+	static const struct match __c[] = { __VA_ARGS__ };		\
+									\
+	expect_matches(globs, __c, sizeof(__c) / sizeof(__c[0]));	\
+} while (0)
+
 TEST(skip_list, a_name_matches_the_file_in_any_directory)
 {
 	const char *const globs[] = { "libc.so.6", NULL };
-	struct bts_skip *k = list(globs);
 
-	EXPECT_TRUE(bts_skip_list_matches(k, LIBC));
-	EXPECT_TRUE(bts_skip_list_matches(k, "/tmp/chroot/lib/libc.so.6"));
-	EXPECT_TRUE(bts_skip_list_matches(k, "libc.so.6"));
-	/* the whole base name, not a prefix or a directory */
-	EXPECT_FALSE(bts_skip_list_matches(k, "/usr/lib/libc.so.6.1"));
-	EXPECT_FALSE(bts_skip_list_matches(k, "/usr/lib/libc.so"));
-	EXPECT_FALSE(bts_skip_list_matches(k, "/opt/libc.so.6/prog"));
-	EXPECT_FALSE(bts_skip_list_matches(k, LDSO));
-	bts_skip_list_free(k);
+	EXPECT_MATCHES(globs,
+		{ LIBC, true },
+		{ "/tmp/chroot/lib/libc.so.6", true },
+		{ "libc.so.6", true },
+		/* the whole base name, not a prefix or a directory */
+		{ "/usr/lib/libc.so.6.1", false },
+		{ "/usr/lib/libc.so", false },
+		{ "/opt/libc.so.6/prog", false },
+		{ LDSO, false });
 }
 
 TEST(skip_list, patterns_as_the_cli_gives_them)
 {
 	const char *const globs[] = { "ld-linux*", "libm.so.?", "lib[xz]*.so*",
 				      NULL };
-	struct bts_skip *k = list(globs);
 
-	EXPECT_TRUE(bts_skip_list_matches(k, LDSO));
-	EXPECT_TRUE(bts_skip_list_matches(k, "/lib/ld-linux.so.2"));
-	EXPECT_TRUE(bts_skip_list_matches(k, "/usr/lib/libm.so.6"));
-	EXPECT_FALSE(bts_skip_list_matches(k, "/usr/lib/libm.so.61"));
-	EXPECT_TRUE(bts_skip_list_matches(k, "/usr/lib/libz.so.1"));
-	EXPECT_TRUE(bts_skip_list_matches(k, "/usr/lib/libxml2.so.2"));
-	EXPECT_FALSE(bts_skip_list_matches(k, "/usr/lib/liby.so.1"));
-	EXPECT_FALSE(bts_skip_list_matches(k, LIBC));
-	/* case counts */
-	EXPECT_FALSE(bts_skip_list_matches(k, "/lib64/LD-LINUX-x86-64.so.2"));
-	bts_skip_list_free(k);
+	EXPECT_MATCHES(globs,
+		{ LDSO, true },
+		{ "/lib/ld-linux.so.2", true },
+		{ "/usr/lib/libm.so.6", true },
+		{ "/usr/lib/libm.so.61", false },
+		{ "/usr/lib/libz.so.1", true },
+		{ "/usr/lib/libxml2.so.2", true },
+		{ "/usr/lib/liby.so.1", false },
+		{ LIBC, false },
+		/* case counts */
+		{ "/lib64/LD-LINUX-x86-64.so.2", false });
 }
 
 TEST(skip_list, a_glob_with_a_slash_never_matches)
 {
 	const char *const globs[] = { "/usr/lib/*", "*/libc.so.6", NULL };
-	struct bts_skip *k = list(globs);
 
 	/* only base names are compared: a directory cannot be skipped */
-	EXPECT_FALSE(bts_skip_list_matches(k, LIBC));
-	EXPECT_FALSE(bts_skip_list_matches(k, "/usr/lib/libz.so.1"));
-	bts_skip_list_free(k);
+	EXPECT_MATCHES(globs,
+		{ LIBC, false },
+		{ "/usr/lib/libz.so.1", false });
 }
 
 TEST(skip_list, brackets_are_a_glob_set_not_a_name)
 {
 	const char *const globs[] = { "[vdso]", NULL };
-	struct bts_skip *k = list(globs);
 
 	/* "[vdso]" is one character of v, d, s, o: not the vDSO's name */
-	EXPECT_FALSE(bts_skip_list_matches(k, "[vdso]"));
-	EXPECT_TRUE(bts_skip_list_matches(k, "/tmp/v"));
-	bts_skip_list_free(k);
+	EXPECT_MATCHES(globs,
+		{ "[vdso]", false },
+		{ "/tmp/v", true });
 }
 
 TEST(skip_list, star_matches_every_object)
 {
 	const char *const globs[] = { "*", NULL };
-	struct bts_skip *k = list(globs);
 
-	EXPECT_TRUE(bts_skip_list_matches(k, LIBC));
-	EXPECT_TRUE(bts_skip_list_matches(k, "[vdso]"));
 	/* fnmatch without FNM_PERIOD: a leading dot is an ordinary character */
-	EXPECT_TRUE(bts_skip_list_matches(k, "/tmp/.hidden.so"));
-	bts_skip_list_free(k);
+	EXPECT_MATCHES(globs,
+		{ LIBC, true },
+		{ "[vdso]", true },
+		{ "/tmp/.hidden.so", true });
 }
 
 TEST(skip_list, addresses_are_skipped_by_the_map_that_holds_them)
