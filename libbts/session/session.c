@@ -41,6 +41,9 @@ void bts_note_err(struct bts_session *s, int err)
 int bts_session_opts_take(const struct bts_session_opts *opts,
 			  struct bts_session_opts *o)
 {
+	_Static_assert(sizeof(*o) == bts_offsetofend(struct bts_session_opts,
+						      duration_ms),
+		       "a field added to bts_session_opts is read here too");
 	*o = (struct bts_session_opts){
 		.sz = sizeof(*o),
 		.source = BTS_OPTS_GET(opts, source, 0),
