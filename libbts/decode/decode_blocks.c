@@ -30,7 +30,7 @@ struct entry {
 struct bts_dblock_cache {
 	struct bts_code_image *ci;
 	ZydisDecoder zydis;
-	struct bts_addr_table blocks;	/* of struct entry; never grows */
+	struct bts_addr_table blocks;	/* of struct entry */
 	struct bts_dblock *at_zero;	/* the table keeps no key 0 */
 	size_t max;
 	uint32_t *off;			/* scratch while decoding */
@@ -43,16 +43,13 @@ struct bts_dblock_cache *bts_dblock_cache_new(struct bts_code_image *ci,
 					    size_t max_blocks)
 {
 	struct bts_dblock_cache *c = calloc(1, sizeof(*c));
-	size_t slots;
 
 	if (!c)
 		return NULL;
 	c->ci = ci;
 	c->max = max_blocks ? max_blocks : 65536;
-	/* At most half full with @max blocks: it is flushed, never grown. */
-	for (slots = 16; slots < 2 * c->max; slots *= 2)
-		;
-	bts_addr_table_init(&c->blocks, sizeof(struct entry), slots);
+	/* Grown with the blocks a trace has, up to @max, then flushed. */
+	bts_addr_table_init(&c->blocks, sizeof(struct entry), 1024);
 	if (ZYAN_FAILED(ZydisDecoderInit(&c->zydis, ZYDIS_MACHINE_MODE_LONG_64,
 					 ZYDIS_STACK_WIDTH_64))) {
 		bts_dblock_cache_free(c);
