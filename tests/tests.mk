@@ -20,7 +20,8 @@ TEST_OBJ    := $(TEST_SRC_C:%.c=$(O)/obj/%.o) $(TEST_SRC_CC:%.cc=$(O)/obj/%.o)
 TEST_BIN    := $(O)/tests/bts-tests
 
 TEST_DEFS   := -DBTS_BUILD_DIR='"$(abspath $(O))"' -DBTS_SRC_DIR='"$(abspath .)"'
-$(TEST_OBJ): CPPFLAGS += $(TEST_DEFS) -Itests/harness
+# Unit tests reach libbts's internals through one header: include-internal/bts_internal.h.
+$(TEST_OBJ): CPPFLAGS += $(TEST_DEFS) -Itests/harness -Ilibbts/include-internal
 
 $(TEST_BIN): $(TEST_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "decode/decode.h"
+#include "util/opts.h"
 
 #define QUEUE_MAX 3
 
@@ -66,10 +67,11 @@ int bts_insn_decoder_alloc(const struct bts_trace *t, size_t thread,
 
 	if (!t || !out || thread >= bts_trace_nthreads(t))
 		return bts_fail(BTS_E_INVAL, "decoder: no thread %zu", thread);
-	if (opts && opts->sz > offsetof(struct bts_decoder_opts, cache_blocks))
-		max = opts->cache_blocks;
-	if (opts && opts->sz > offsetof(struct bts_decoder_opts, live))
-		live = opts->live;
+	ret = BTS_OPTS_VALID(opts, "decoder options");
+	if (ret)
+		return ret;
+	max = BTS_OPTS_GET(opts, cache_blocks, 0);
+	live = BTS_OPTS_GET(opts, live, NULL);
 	th = bts_trace_thread(t, thread);
 	d = calloc(1, sizeof(*d));
 	if (!d)

@@ -15,19 +15,28 @@
 #include <Zydis/Zydis.h>
 
 #include "decode/decode.h"
+#include "util/addr_table.h"
+#include "util/array.h"
 
 /* Longer straight-line code than this is not a real program's. */
 #define BLOCK_MAX_INSNS	65536
 
+/* An entry of the table; @start first, as struct bts_addr_table wants. */
+struct entry {
+	uint64_t start;
+	struct bts_dblock *block;
+};
+
 struct bts_dblock_cache {
 	struct bts_code_image *ci;
 	ZydisDecoder zydis;
-	struct bts_dblock **slots;	/* open addressing by start */
-	size_t cap;			/* a power of two, >= 2 * max */
-	size_t used, max;
+	struct bts_addr_table blocks;	/* of struct entry */
+	struct bts_dblock *at_zero;	/* the table keeps no key 0 */
+	size_t max;
 	uint32_t *off;			/* scratch while decoding */
+	size_t off_cap;
 	uint8_t *cls;
-	size_t scratch;
+	size_t cls_cap;
 };
 
 struct bts_dblock_cache *bts_dblock_cache_new(struct bts_code_image *ci,
@@ -39,11 +48,9 @@ struct bts_dblock_cache *bts_dblock_cache_new(struct bts_code_image *ci,
 		return NULL;
 	c->ci = ci;
 	c->max = max_blocks ? max_blocks : 65536;
-	for (c->cap = 16; c->cap < 2 * c->max; c->cap *= 2)
-		;
-	c->slots = calloc(c->cap, sizeof(*c->slots));
-	if (!c->slots ||
-	    ZYAN_FAILED(ZydisDecoderInit(&c->zydis, ZYDIS_MACHINE_MODE_LONG_64,
+	/* Grown with the blocks a trace has, up to @max, then flushed. */
+	bts_addr_table_init(&c->blocks, sizeof(struct entry), 1024);
+	if (ZYAN_FAILED(ZydisDecoderInit(&c->zydis, ZYDIS_MACHINE_MODE_LONG_64,
 					 ZYDIS_STACK_WIDTH_64))) {
 		bts_dblock_cache_free(c);
 		return NULL;
@@ -60,20 +67,22 @@ void bts_dblock_cache_set_32bit(struct bts_dblock_cache *c)
 
 static void flush(struct bts_dblock_cache *c)
 {
-	for (size_t i = 0; i < c->cap; i++) {
-		free(c->slots[i]);
-		c->slots[i] = NULL;
-	}
-	c->used = 0;
+	struct entry *e;
+
+	for (size_t i = 0; i < bts_addr_table_nslots(&c->blocks); i++)
+		if ((e = bts_addr_table_at(&c->blocks, i)))
+			free(e->block);
+	bts_addr_table_clear(&c->blocks);
+	free(c->at_zero);
+	c->at_zero = NULL;
 }
 
 void bts_dblock_cache_free(struct bts_dblock_cache *c)
 {
 	if (!c)
 		return;
-	if (c->slots)
-		flush(c);
-	free(c->slots);
+	flush(c);
+	bts_addr_table_fini(&c->blocks);
 	free(c->off);
 	free(c->cls);
 	free(c);
@@ -112,25 +121,11 @@ static bool ends_block(int cls)
 	       cls == BTS_ICLASS_RETURN || cls == BTS_ICLASS_FAR;
 }
 
-static int grow_scratch(struct bts_dblock_cache *c, size_t n)
+/* Room in the scratch arrays for @n instructions. */
+static int scratch_for(struct bts_dblock_cache *c, size_t n)
 {
-	uint32_t *off;
-	uint8_t *cls;
-	size_t cap;
-
-	if (n < c->scratch)
-		return 0;
-	cap = c->scratch ? 2 * c->scratch : 256;
-	off = realloc(c->off, (cap + 1) * sizeof(*off));
-	if (!off)
-		return -1;
-	c->off = off;
-	cls = realloc(c->cls, cap);
-	if (!cls)
-		return -1;
-	c->cls = cls;
-	c->scratch = cap;
-	return 0;
+	return BTS_ARRAY_RESERVE(c->off, c->off_cap, n + 1) ||
+	       BTS_ARRAY_RESERVE(c->cls, c->cls_cap, n);
 }
 
 /* Decodes into the scratch arrays; returns the count, *end why it stopped. */
@@ -142,7 +137,7 @@ static long decode(struct bts_dblock_cache *c, const uint8_t *code,
 	long n = 0;
 
 	*end = BTS_DBLOCK_NOCODE;
-	if (grow_scratch(c, 0))
+	if (scratch_for(c, 0))
 		return -1;
 	c->off[0] = 0;
 	while (code && off < avail) {
@@ -159,7 +154,7 @@ static long decode(struct bts_dblock_cache *c, const uint8_t *code,
 			*end = BTS_DBLOCK_LIMIT;
 			break;
 		}
-		if (grow_scratch(c, n + 1))
+		if (scratch_for(c, n + 1))
 			return -1;
 		c->cls[n] = iclass_of(&insn);
 		off += insn.length;
@@ -199,27 +194,26 @@ static struct bts_dblock *make_block(struct bts_dblock_cache *c, uint64_t start)
 	return b;
 }
 
-static size_t slot_of(const struct bts_dblock_cache *c, uint64_t start)
-{
-	size_t i = (size_t)((start * 0x9e3779b97f4a7c15ULL) >> 32) & (c->cap - 1);
-
-	while (c->slots[i] && c->slots[i]->start != start)
-		i = (i + 1) & (c->cap - 1);
-	return i;
-}
-
 struct bts_dblock *bts_dblock_get(struct bts_dblock_cache *c, uint64_t start)
 {
-	size_t i = slot_of(c, start);
+	struct entry *e;
+	struct bts_dblock *b;
 
-	if (c->slots[i])
-		return c->slots[i];
-	if (c->used >= c->max) {
+	if (!start)
+		return c->at_zero ? c->at_zero : (c->at_zero = make_block(c, 0));
+	e = bts_addr_table_get(&c->blocks, start);
+	if (e)
+		return e->block;
+	if (c->blocks.used >= c->max)
 		flush(c);
-		i = slot_of(c, start);
+	b = make_block(c, start);
+	if (!b)
+		return NULL;
+	e = bts_addr_table_put(&c->blocks, start);
+	if (!e) {
+		free(b);
+		return NULL;
 	}
-	c->slots[i] = make_block(c, start);
-	if (c->slots[i])
-		c->used++;
-	return c->slots[i];
+	e->block = b;
+	return b;
 }

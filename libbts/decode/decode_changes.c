@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "decode/decode.h"
+#include "util/array.h"
 
 /* Longer than any block; a wider span is no block (a lost record between). */
 #define SPAN_MAX (64u << 10)
@@ -37,15 +38,8 @@ static int add(struct bts_code_changes *c, uint64_t rec, uint64_t lo,
 		hi = lo;
 	if (!lo)
 		return 0;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 16;
-		struct change *v = reallocarray(c->v, cap, sizeof(*v));
-
-		if (!v)
-			return bts_fail(BTS_E_NOMEM, "decoder: code changes");
-		c->v = v;
-		c->cap = cap;
-	}
+	if (BTS_ARRAY_RESERVE(c->v, c->cap, c->n + 1))
+		return bts_fail(BTS_E_NOMEM, "decoder: code changes");
 	c->v[c->n++] = (struct change){ rec, lo, hi };
 	if (c->n == 1 || lo < c->lo)
 		c->lo = lo;

@@ -21,6 +21,7 @@
 #include <gelf.h>
 
 #include "decode/decode.h"
+#include "util/warnings.h"
 
 enum file_state { FILE_UNOPENED, FILE_OK, FILE_BAD };
 
@@ -39,8 +40,7 @@ struct bts_code_image {
 	size_t ncopies;
 	size_t last;		/* the map of the last hit */
 	struct bts_live_code *live;	/* NULL: offline */
-	char **warnings;
-	size_t nwarnings;
+	struct bts_warnings warnings;
 };
 
 static void warn(struct bts_code_image *ci, const char *fmt, ...)
@@ -48,24 +48,16 @@ static void warn(struct bts_code_image *ci, const char *fmt, ...)
 
 static void warn(struct bts_code_image *ci, const char *fmt, ...)
 {
-	char **w = realloc(ci->warnings, (ci->nwarnings + 1) * sizeof(*w));
 	va_list ap;
-	char *msg;
-	int n;
 
-	if (!w)
-		return;
-	ci->warnings = w;
 	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
+	bts_warnings_vadd(&ci->warnings, false, fmt, ap);
 	va_end(ap);
-	if (n >= 0)
-		ci->warnings[ci->nwarnings++] = msg;
 }
 
 const char *bts_code_image_warning(const struct bts_code_image *ci, size_t i)
 {
-	return ci && i < ci->nwarnings ? ci->warnings[i] : NULL;
+	return ci ? bts_warnings_get(&ci->warnings, i) : NULL;
 }
 
 int bts_code_image_new(const struct bts_trace *t, pid_t pid,
@@ -107,9 +99,7 @@ void bts_code_image_free(struct bts_code_image *ci)
 	for (size_t i = 0; i < ci->nmaps; i++)
 		if (ci->files[i].state == FILE_OK && ci->files[i].size)
 			munmap((void *)ci->files[i].base, ci->files[i].size);
-	for (size_t i = 0; i < ci->nwarnings; i++)
-		free(ci->warnings[i]);
-	free(ci->warnings);
+	bts_warnings_free(&ci->warnings);
 	bts_live_code_free(ci->live);
 	free(ci->files);
 	free(ci->file_of);

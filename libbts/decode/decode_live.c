@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "decode/decode.h"
+#include "util/array.h"
 
 /* Big enough that one read serves many blocks, small enough to be cheap. */
 #define LIVE_CHUNK	16384
@@ -75,15 +76,8 @@ static struct live_chunk *read_chunk(struct bts_live_code *lc, uint64_t addr,
 	ssize_t n;
 	size_t at;
 
-	if (lc->n == lc->cap) {
-		size_t cap = lc->cap ? 2 * lc->cap : 64;
-
-		c = realloc(lc->chunks, cap * sizeof(*c));
-		if (!c)
-			return NULL;
-		lc->chunks = c;
-		lc->cap = cap;
-	}
+	if (BTS_ARRAY_RESERVE(lc->chunks, lc->cap, lc->n + 1))
+		return NULL;
 	buf = malloc(len);
 	if (!buf)
 		return NULL;

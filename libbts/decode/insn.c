@@ -297,10 +297,8 @@ struct bts_insn_cache *bts_insn_cache_new(void)
 {
 	struct bts_insn_cache *c = calloc(1, sizeof(*c));
 
-	if (c && bts_addr_table_init(&c->table, sizeof(struct slot), CACHE_MIN)) {
-		free(c);
-		c = NULL;
-	}
+	if (c)
+		bts_addr_table_init(&c->table, sizeof(struct slot), CACHE_MIN);
 	return c;
 }
 

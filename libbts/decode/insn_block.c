@@ -171,11 +171,8 @@ struct bts_block_cache *bts_block_cache_new(void)
 {
 	struct bts_block_cache *c = calloc(1, sizeof(*c));
 
-	if (c && bts_addr_table_init(&c->table, sizeof(struct bts_block),
-				     CACHE_MIN)) {
-		free(c);
-		c = NULL;
-	}
+	if (c)
+		bts_addr_table_init(&c->table, sizeof(struct bts_block), CACHE_MIN);
 	return c;
 }
 

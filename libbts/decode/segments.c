@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include "decode/decode.h"
+#include "util/array.h"
+#include "util/opts.h"
 
 struct seg {
 	struct bts_segment pub;
@@ -57,15 +59,8 @@ static struct seg *new_seg(struct bts_call_history *h, int entry,
 {
 	struct seg *s;
 
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? 2 * h->cap : 256;
-		struct seg *segs = realloc(h->segs, cap * sizeof(*segs));
-
-		if (!segs)
-			return NULL;
-		h->segs = segs;
-		h->cap = cap;
-	}
+	if (BTS_ARRAY_RESERVE(h->segs, h->cap, h->n + 1))
+		return NULL;
 	s = &h->segs[h->n++];
 	*s = (struct seg){ .pub = {
 		.number = h->n, .entry = entry, .function = fn,
@@ -347,12 +342,12 @@ int bts_call_history_build(const struct bts_trace *t, size_t thread,
 	struct bts_insn_decoder *d;
 	int ret;
 
-	if (opts && opts->sz >= offsetof(struct bts_calls_opts, lines) + sizeof(bool)) {
-		bd.sym = opts->sym;
-		bd.lines = opts->lines;
-	}
-	ret = bts_insn_decoder_alloc(t, thread,
-			opts && opts->sz >= sizeof(*opts) ? opts->decoder : NULL, &d);
+	ret = BTS_OPTS_VALID(opts, "call history options");
+	if (ret)
+		return ret;
+	bd.sym = BTS_OPTS_GET(opts, sym, NULL);
+	bd.lines = BTS_OPTS_GET(opts, lines, false);
+	ret = bts_insn_decoder_alloc(t, thread, BTS_OPTS_GET(opts, decoder, NULL), &d);
 	if (ret < 0)
 		return ret;
 	bd.h = calloc(1, sizeof(*bd.h));

@@ -9,7 +9,10 @@
  *    last failing call (for example "offset 96: chunk overruns the file");
  *  - objects are opaque, with a constructor and a free function;
  *  - options structs start with their size: declare them with BTS_OPTS() so
- *    that a caller built against an older libbts keeps working.
+ *    that a caller built against an older libbts keeps working.  A field
+ *    is read only when the size covers it whole; a struct larger than this
+ *    libbts's is refused with -BTS_E_INVAL unless every byte past the
+ *    fields it knows is zero.
  */
 #ifndef BTS_H
 #define BTS_H

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "session/abi32.h"
+#include "session/session.h"
 #include "trace/trace_format.h"
 #include "trace/trace_index.h"
 
@@ -49,16 +50,10 @@ const struct bts_session_opts *bts_abi32_opts(const struct bts_session_opts *opt
 					      const char *path,
 					      struct bts_session_opts *out)
 {
-	int source = opts && opts->sz > offsetof(struct bts_session_opts, source) ?
-		     opts->source : 0;
-
-	if ((source && source != BTS_SOURCE_AUTO) ||
-	    (opts && opts->sz > sizeof(*out)) || !elf32_file(path))
+	/* Options that do not read are refused by the session, as given. */
+	if (bts_session_opts_take(opts, out) ||
+	    (out->source && out->source != BTS_SOURCE_AUTO) || !elf32_file(path))
 		return opts;
-	memset(out, 0, sizeof(*out));
-	if (opts)
-		memcpy(out, opts, opts->sz);
-	out->sz = sizeof(*out);
 	out->source = PTBTS_SOURCE_PTRACE_STEP;
 	return out;
 }

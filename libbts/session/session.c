@@ -28,6 +28,7 @@
 
 #include "session/abi32.h"
 #include "session/session.h"
+#include "util/opts.h"
 
 void bts_note_err(struct bts_session *s, int err)
 {
@@ -37,22 +38,28 @@ void bts_note_err(struct bts_session *s, int err)
 	}
 }
 
-static int take_opts(const struct bts_session_opts *opts,
-		     struct bts_session_opts *o)
+int bts_session_opts_take(const struct bts_session_opts *opts,
+			  struct bts_session_opts *o)
 {
-	memset(o, 0, sizeof(*o));
-	if (!opts)
-		return 0;
-	if (opts->sz > sizeof(*o)) {
-		const char *tail = (const char *)opts + sizeof(*o);
-		size_t i;
-
-		for (i = 0; i < opts->sz - sizeof(*o); i++)
-			if (tail[i])
-				return bts_fail(BTS_E_INVAL, "options: unknown fields set");
-	}
-	memcpy(o, opts, opts->sz < sizeof(*o) ? opts->sz : sizeof(*o));
-	return 0;
+	_Static_assert(sizeof(*o) == bts_offsetofend(struct bts_session_opts,
+						      duration_ms),
+		       "a field added to bts_session_opts is read here too");
+	*o = (struct bts_session_opts){
+		.sz = sizeof(*o),
+		.source = BTS_OPTS_GET(opts, source, 0),
+		.mode = BTS_OPTS_GET(opts, mode, 0),
+		.buffer_size = BTS_OPTS_GET(opts, buffer_size, 0),
+		.writer = BTS_OPTS_GET(opts, writer, NULL),
+		.no_follow = BTS_OPTS_GET(opts, no_follow, false),
+		.on_crash = BTS_OPTS_GET(opts, on_crash, false),
+		.crash_pattern = BTS_OPTS_GET(opts, crash_pattern, NULL),
+		.cpu_placement = BTS_OPTS_GET(opts, cpu_placement, 0),
+		.cpu = BTS_OPTS_GET(opts, cpu, 0),
+		.skip = BTS_OPTS_GET(opts, skip, NULL),
+		.max_size = BTS_OPTS_GET(opts, max_size, 0),
+		.duration_ms = BTS_OPTS_GET(opts, duration_ms, 0),
+	};
+	return BTS_OPTS_VALID(opts, "session options");
 }
 
 /*
@@ -105,7 +112,7 @@ int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
 	struct bts_session *s;
 	int err, source;
 
-	err = take_opts(opts, &o);
+	err = bts_session_opts_take(opts, &o);
 	if (err)
 		return err;
 	if (o.mode != PTBTS_MODE_RING && o.mode != PTBTS_MODE_STOP &&

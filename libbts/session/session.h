@@ -192,6 +192,12 @@ struct bts_session {
 /* session.c */
 int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
 		    struct bts_session **out);
+/*
+ * @opts (may be NULL) into @o, whole, by the rule of util/opts.h:
+ * 0, or -BTS_E_INVAL.
+ */
+int bts_session_opts_take(const struct bts_session_opts *opts,
+			  struct bts_session_opts *o);
 int bts_session_write_start(struct bts_session *s);
 void bts_note_err(struct bts_session *s, int err);
 int bts_resume(struct bts_session *s, struct bts_thread *t, int sig);

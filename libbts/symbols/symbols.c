@@ -69,26 +69,12 @@ static const Dwfl_Callbacks offline_callbacks = {
 
 void bts_sym_warn(struct bts_symbolizer *s, const char *fmt, ...)
 {
-	char **w = realloc(s->warnings, (s->nwarnings + 1) * sizeof(*w));
 	va_list ap;
-	char *msg;
-	int n;
 
-	if (!w)
-		return;
-	s->warnings = w;
-	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
 	/* A file mapped by several images is one warning. */
-	for (size_t i = 0; i < s->nwarnings; i++)
-		if (!strcmp(s->warnings[i], msg)) {
-			free(msg);
-			return;
-		}
-	s->warnings[s->nwarnings++] = msg;
+	va_start(ap, fmt);
+	bts_warnings_vadd(&s->warnings, true, fmt, ap);
+	va_end(ap);
 }
 
 /* -------------------------------------------------------- reporting */
@@ -439,9 +425,7 @@ void bts_symbolizer_free(struct bts_symbolizer *s)
 		return;
 	bts_sym_tables_free(s);
 	dwfl_end(s->dwfl);
-	for (size_t i = 0; i < s->nwarnings; i++)
-		free(s->warnings[i]);
-	free(s->warnings);
+	bts_warnings_free(&s->warnings);
 	for (size_t i = 0; i < s->strs_cap; i++)
 		free(s->strs[i]);
 	free(s->strs);
@@ -452,5 +436,5 @@ void bts_symbolizer_free(struct bts_symbolizer *s)
 
 const char *bts_symbolizer_warning(const struct bts_symbolizer *s, size_t i)
 {
-	return s && i < s->nwarnings ? s->warnings[i] : NULL;
+	return s ? bts_warnings_get(&s->warnings, i) : NULL;
 }

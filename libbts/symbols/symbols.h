@@ -15,6 +15,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "internal.h"
+#include "util/warnings.h"
 
 /*
  * One cached answer per address.  The cache is direct-mapped: a lookup
@@ -43,11 +44,10 @@ struct bts_symbolizer {
 	Dwfl *dwfl;
 	struct sym_obj *objs;	/* sorted by start, none overlapping */
 	size_t nobjs;
-	char **warnings;
-	size_t nwarnings;
+	struct bts_warnings warnings;
 	struct sym_slot *cache;	/* 1 << SYM_CACHE_BITS slots, or NULL */
 	struct sym_table **tables;	/* per module, made on first use */
-	size_t ntables;
+	size_t ntables, cap_tables;
 	/* Strings made up here ("NAME@plt", paths): a set, one copy each. */
 	char **strs;		/* open addressing, a power of two */
 	size_t strs_cap, nstrs;

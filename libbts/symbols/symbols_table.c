@@ -15,6 +15,7 @@
 #include <gelf.h>
 
 #include "symbols/symbols.h"
+#include "util/array.h"
 
 struct sym_fn {
 	uint64_t lo, hi;	/* hi == lo: a sizeless symbol */
@@ -187,12 +188,8 @@ static void table_free(struct sym_table *tab)
 
 static int push_table(struct bts_symbolizer *s, struct sym_table *tab)
 {
-	struct sym_table **p = reallocarray(s->tables, s->ntables + 1,
-					    sizeof(*p));
-
-	if (!p)
+	if (BTS_ARRAY_RESERVE(s->tables, s->cap_tables, s->ntables + 1))
 		return -1;
-	s->tables = p;
 	s->tables[s->ntables++] = tab;
 	return 0;
 }

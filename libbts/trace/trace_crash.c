@@ -11,6 +11,7 @@
 #include <sys/user.h>
 
 #include "trace/trace_procs.h"
+#include "util/array.h"
 
 #define CT_CRASHED	1u
 #define CT_REGS		2u
@@ -216,15 +217,8 @@ static int rd_thread(struct bts_trace *t, struct bts_tproc_ext *pe,
 		if (!th.unwind_error)
 			return bts_fail(BTS_E_NOMEM, "trace index");
 	}
-	if (cr->info.nthreads == cr->cap) {
-		size_t ncap = cr->cap ? cr->cap * 2 : 4;
-		struct bts_crash_thread *a = reallocarray(cr->threads, ncap, sizeof(*a));
-
-		if (!a)
-			return bts_fail(BTS_E_NOMEM, "trace index");
-		cr->threads = a;
-		cr->cap = ncap;
-	}
+	if (BTS_ARRAY_RESERVE(cr->threads, cr->cap, cr->info.nthreads + 1))
+		return bts_fail(BTS_E_NOMEM, "trace index");
 	err = rd_frames(&th, p + sizeof(c), c.nframes, off);
 	if (err)
 		return err;

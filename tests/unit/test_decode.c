@@ -186,6 +186,35 @@ TEST(decode, block_cache_of_one_block)
 	bts_trace_close(t);
 }
 
+TEST(decode, options_of_a_newer_libbts_read_only_with_a_zero_tail)
+{
+	struct {
+		struct bts_decoder_opts o;
+		uint64_t newer;
+	} dec = { .o = { .sz = sizeof(dec), .cache_blocks = 1 }, .newer = 1 };
+	struct {
+		struct bts_calls_opts o;
+		uint64_t newer;
+	} calls = { .o = { .sz = sizeof(calls) }, .newer = 1 };
+	struct bts_trace *t = make_trace(good, 4);
+	struct bts_call_history *h = NULL;
+	struct bts_insn_decoder *d = NULL;
+
+	/* an option this libbts does not know, set: refused, not ignored */
+	EXPECT_EQ(bts_insn_decoder_alloc(t, 0, &dec.o, &d), -BTS_E_INVAL);
+	EXPECT_TRUE(strstr(bts_errdetail(), "decoder options") != NULL);
+	EXPECT_EQ(bts_call_history_build(t, 0, &calls.o, &h), -BTS_E_INVAL);
+	EXPECT_TRUE(strstr(bts_errdetail(), "call history options") != NULL);
+	dec.newer = 0;
+	calls.newer = 0;
+	ASSERT_EQ(bts_insn_decoder_alloc(t, 0, &dec.o, &d), 0);
+	bts_insn_decoder_free(d);
+	ASSERT_EQ(bts_call_history_build(t, 0, &calls.o, &h), 0);
+	EXPECT_EQ(bts_call_history_count(h), 4u);
+	bts_call_history_free(h);
+	bts_trace_close(t);
+}
+
 TEST(decode, segments_without_symbols)
 {
 	/* No names: calls and returns alone shape the history. */

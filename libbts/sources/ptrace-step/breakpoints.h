@@ -12,17 +12,18 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "util/addr_table.h"
+
 #define BTS_INT3 0xcc
 
+/* An entry of the table; @addr first, as struct bts_addr_table wants. */
 struct bts_bp {
-	uint64_t addr;		/* 0: empty slot */
+	uint64_t addr;
 	uint8_t orig;
 };
 
 struct bts_bptab {
-	struct bts_bp *slots;
-	size_t mask;		/* slots - 1 (0: no table yet) */
-	size_t used;
+	struct bts_addr_table bps;	/* of struct bts_bp */
 	pid_t pid;		/* whose memory @memfd is */
 	int memfd;		/* /proc/PID/mem, -1: not open */
 };
@@ -56,7 +57,7 @@ void bts_bp_unplant(const struct bts_bptab *t, uint64_t addr, uint8_t *buf,
 
 static inline size_t bts_bp_count(const struct bts_bptab *t)
 {
-	return t->used;
+	return t->bps.used;
 }
 
 #endif /* BTS_BREAKPOINTS_H */

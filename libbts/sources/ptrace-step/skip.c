@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "session/session.h"
+#include "sources/ptrace-step/skip.h"
 
 struct bts_skip {
 	char **globs;
@@ -61,7 +62,7 @@ struct bts_skip {
 	size_t nplanted, cap;
 };
 
-static void free_skip(struct bts_skip *k)
+void bts_skip_list_free(struct bts_skip *k)
 {
 	size_t i;
 
@@ -74,11 +75,12 @@ static void free_skip(struct bts_skip *k)
 	free(k);
 }
 
-int bts_skip_init(struct bts_session *s, const char *const *globs)
+int bts_skip_list_new(const char *const *globs, struct bts_skip **out)
 {
 	struct bts_skip *k;
 	size_t n = 0;
 
+	*out = NULL;
 	if (!globs || !globs[0])
 		return 0;
 	while (globs[n])
@@ -92,16 +94,21 @@ int bts_skip_init(struct bts_session *s, const char *const *globs)
 		if (!k->globs[k->nglobs])
 			goto nomem;
 	}
-	s->skip = k;
+	*out = k;
 	return 0;
 nomem:
-	free_skip(k);
+	bts_skip_list_free(k);
 	return bts_fail(BTS_E_NOMEM, "skip list");
+}
+
+int bts_skip_init(struct bts_session *s, const char *const *globs)
+{
+	return bts_skip_list_new(globs, &s->skip);
 }
 
 void bts_skip_free(struct bts_session *s)
 {
-	free_skip(s->skip);
+	bts_skip_list_free(s->skip);
 	s->skip = NULL;
 }
 
@@ -113,7 +120,7 @@ void bts_skip_forget(struct bts_session *s)
 	s->skip->nplanted = 0;
 }
 
-static bool matches(const struct bts_skip *k, const char *path)
+bool bts_skip_list_matches(const struct bts_skip *k, const char *path)
 {
 	const char *base = strrchr(path, '/');
 	size_t i;
@@ -142,22 +149,27 @@ static const struct bts_map *map_of(const struct bts_mapset *set, uint64_t a)
 	return NULL;
 }
 
-bool bts_skip_addr(struct bts_session *s, uint64_t addr)
+bool bts_skip_list_at(struct bts_skip *k, const struct bts_mapset *maps,
+		      uint64_t addr)
 {
-	struct bts_skip *k = s->skip;
 	const struct bts_map *m;
 
-	if (!k || s->single || s->bp_off)
-		return false;
 	if (addr >= k->lo && addr < k->hi)
 		return k->last_skip;
-	m = map_of(&s->maps, addr);
+	m = map_of(maps, addr);
 	if (!m)
 		return false;	/* not known yet: traced, which is never wrong */
 	k->lo = m->start;
 	k->hi = m->end;
-	k->last_skip = matches(k, m->path);
+	k->last_skip = bts_skip_list_matches(k, m->path);
 	return k->last_skip;
+}
+
+bool bts_skip_addr(struct bts_session *s, uint64_t addr)
+{
+	if (!s->skip || s->single || s->bp_off)
+		return false;
+	return bts_skip_list_at(s->skip, &s->maps, addr);
 }
 
 /* Where the ELF file's vaddr 0 is in the map @m: the PT_LOAD holding it. */
@@ -306,7 +318,7 @@ static void plant_entries(struct bts_session *s, pid_t tid)
 	for (i = 0; i < s->maps.n; i++) {
 		m = &s->maps.maps[i];
 		if (m->path[0] != '/' || !(m->prot & PROT_EXEC) ||
-		    matches(k, m->path) || planted(k, m->start))
+		    bts_skip_list_matches(k, m->path) || planted(k, m->start))
 			continue;
 		if (k->nplanted == k->cap) {
 			size_t cap = k->cap ? 2 * k->cap : 16;
@@ -373,7 +385,8 @@ static void plant_return(struct bts_session *s, pid_t tid, bool is32,
 		if (read_word(tid, sp, size, &ret))
 			return;
 		m = map_of(&s->maps, ret);
-		if (!m || !(m->prot & PROT_EXEC) || matches(s->skip, m->path) ||
+		if (!m || !(m->prot & PROT_EXEC) ||
+		    bts_skip_list_matches(s->skip, m->path) ||
 		    !after_call(s, tid, is32, ret))
 			continue;
 		bts_fast_plant_block(s, tid, ret);

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * NOT API.  The internals of libbts that its unit tests (tests/unit/)
+ * reach: the parts with no public entry point of their own, whose
+ * behaviour end-to-end tests see only as a whole.  Nothing here is
+ * exported from libbts.so, kept stable, or meant for any other program;
+ * tests are built with -Ilibbts/include-internal and include this one
+ * header rather than the files of libbts/ one by one.
+ */
+#ifndef BTS_INTERNAL_TESTS_H
+#define BTS_INTERNAL_TESTS_H
+
+#include "internal.h"
+
+/* The plumbing of util/: one array, one options reader, one hash table. */
+#include "util/addr_table.h"
+#include "util/array.h"
+#include "util/opts.h"
+#include "util/warnings.h"
+
+/* ptrace-step: its breakpoint table, skip list and branch-stop blocks. */
+#include "decode/insn.h"
+#include "session/session.h"
+#include "sources/ptrace-step/breakpoints.h"
+#include "sources/ptrace-step/skip.h"
+
+#endif /* BTS_INTERNAL_TESTS_H */

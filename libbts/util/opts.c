@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/* The check of an options struct's size and tail (util/opts.h). */
+#include "internal.h"
+#include "util/opts.h"
+
+int bts_opts_valid(const void *opts, size_t sz, size_t known, const char *what)
+{
+	const unsigned char *tail = (const unsigned char *)opts + known;
+
+	if (!opts)
+		return 0;
+	if (sz < sizeof(size_t))
+		return bts_fail(BTS_E_INVAL, "%s: size %zu is too small", what, sz);
+	for (size_t i = known; i < sz; i++, tail++)
+		if (*tail)
+			return bts_fail(BTS_E_INVAL,
+					"%s: unknown field set at byte %zu (this libbts knows %zu)",
+					what, i, known);
+	return 0;
+}
