@@ -14,7 +14,7 @@
 
 #include "session/abi32.h"
 #include "trace/trace_format.h"
-#include "trace/trace_index.h"
+#include "trace/reader.h"
 
 /* The i386 syscall numbers (arch/x86/entry/syscalls/syscall_32.tbl). */
 #define NR32_SIGRETURN		119

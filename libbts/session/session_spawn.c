@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "session/abi32.h"
-#include "trace/trace_start.h"
+#include "trace/writer.h"
 #include "session/session.h"
 
 #define SPAWN_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | \

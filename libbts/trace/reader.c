@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "session/abi32.h"
-#include "trace/trace_start.h"
-#include "trace/trace_index.h"
-#include "trace/trace_procs.h"
+#include "trace/writer.h"
+#include "trace/reader.h"
+#include "trace/reader_images.h"
 
 #define TRUNCATED_WHY "(an interrupted recording?)"
 

@@ -4,7 +4,7 @@
  * layout).  Decoding checks every length against the input, so any byte
  * sequence decodes or is refused.
  */
-#include "trace/trace_codec.h"
+#include "trace/codec.h"
 
 /* Small magnitudes of either sign become small unsigned numbers. */
 static uint64_t zigzag(uint64_t d)

@@ -8,7 +8,7 @@
 #ifndef BTS_TRACE_PROCS_H
 #define BTS_TRACE_PROCS_H
 
-#include "trace/trace_index.h"
+#include "trace/reader.h"
 
 struct bts_timage {
 	struct bts_image_info info;

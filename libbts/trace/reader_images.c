@@ -9,7 +9,7 @@
 #include <endian.h>
 #include <stdlib.h>
 
-#include "trace/trace_procs.h"
+#include "trace/reader_images.h"
 
 static int bad(size_t off, const char *what)
 {

@@ -9,8 +9,8 @@
 #include <endian.h>
 #include <string.h>
 
-#include "trace/trace_index.h"
-#include "trace/trace_start.h"
+#include "trace/reader.h"
+#include "trace/writer.h"
 
 int bts_writer_start(struct bts_writer *w, pid_t pid, pid_t tid, uint64_t pc)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <sys/user.h>
 
-#include "trace/trace_procs.h"
+#include "trace/reader_images.h"
 
 #define CT_CRASHED	1u
 #define CT_REGS		2u

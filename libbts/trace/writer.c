@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trace/trace_codec.h"
+#include "trace/codec.h"
 #include "trace/trace_format.h"
 
 #define WRITER_BUF	65536

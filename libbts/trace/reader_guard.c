@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "trace/trace_index.h"
+#include "trace/reader.h"
 
 struct bts_kept {
 	struct bts_kept *next;

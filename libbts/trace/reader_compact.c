@@ -11,8 +11,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "trace/trace_codec.h"
-#include "trace/trace_index.h"
+#include "trace/codec.h"
+#include "trace/reader.h"
 
 /* Two: a reader going back and forth across one chunk boundary decodes once. */
 #define CACHE_SLOTS	2

@@ -7,7 +7,7 @@
 #include <endian.h>
 #include <stdlib.h>
 
-#include "trace/trace_index.h"
+#include "trace/reader.h"
 
 int bts_tindex_grow(void *arrp, size_t *cap, size_t n, size_t size)
 {
