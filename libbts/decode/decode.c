@@ -84,7 +84,7 @@ int bts_insn_decoder_alloc(const struct bts_trace *t, size_t thread,
 		bts_insn_decoder_free(d);
 		return bts_fail(BTS_E_NOMEM, "decoder: block cache");
 	}
-	if (bts_trace_process_bits(t, th->pid) == 32)	/* issue 9 */
+	if (bts_trace_process_bits(t, th->pid) == 32)
 		bts_dblock_cache_set_32bit(d->cache);
 	ret = bts_code_changes_scan(t, thread, &d->changes);
 	if (ret < 0) {
@@ -300,7 +300,7 @@ static int refill(struct bts_insn_decoder *d)
 	while (!d->nqueue) {
 		int kind, ret = bts_rec_next(&d->it, &rec);
 
-		/* An error: the file changed since it was opened (trace_guard.c). */
+		/* An error: the file changed since it was opened (trace/reader_guard.c). */
 		if (ret < 0)
 			return ret;
 		if (!ret)

@@ -51,7 +51,7 @@ struct bts_dblock_cache *bts_dblock_cache_new(struct bts_code_image *ci,
 	return c;
 }
 
-/* Issue 9: an i386 process's code (legacy 32-bit mode, 32-bit stack). */
+/* An i386 process's code (legacy 32-bit mode, 32-bit stack). */
 void bts_dblock_cache_set_32bit(struct bts_dblock_cache *c)
 {
 	ZydisDecoderInit(&c->zydis, ZYDIS_MACHINE_MODE_LEGACY_32,

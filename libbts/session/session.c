@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "session/abi32.h"
+#include "trace/writer.h"
 #include "session/session.h"
 
 void bts_note_err(struct bts_session *s, int err)

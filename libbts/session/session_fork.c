@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "session/abi32.h"
+#include "trace/writer.h"
 #include "session/session.h"
 
 /* ------------------------------------------------------------ processes */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * The compact record encoding: deltas as varints (trace_codec.h has the
+ * The compact record encoding: deltas as varints (codec.h has the
  * layout).  Decoding checks every length against the input, so any byte
  * sequence decodes or is refused.
  */

@@ -4,7 +4,7 @@
  * new.btr old.btr`), truncated, or edited.  A mapping of a file that shrank
  * faults (SIGBUS) where the file ended, and pages given back after the
  * opening pass (bts_trace_drop) read back whatever the file holds now.
- * So what the index keeps of the file's bytes (paths, code copies,
+ * So what the model keeps of the file's bytes (paths, code copies,
  * messages) is copied out of the mapping while it is checked, and the
  * records, read from the mapping later, are checked again when read: the
  * file's size before each batch, and each raw batch's sum as the opening
@@ -12,10 +12,15 @@
  * then sees an error saying the file changed, never other records.  Only
  * a file that shrinks between the size check and the read still faults;
  * the btrace views catch that SIGBUS and say the same.
+ *
+ * The pages of a mapped file are given back once read (bts_trace_drop),
+ * so the memory of reading a trace stays flat however long it is.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "trace/reader.h"
 
@@ -89,7 +94,7 @@ int bts_raw_batch_check(const struct bts_trace *tc, size_t thread, size_t batch)
 {
 	/* Like the compact cache, a part of the trace that reading changes. */
 	struct bts_trace *t = (struct bts_trace *)tc;
-	const struct bts_batch *b = &t->threads[thread].batches[batch];
+	const struct trace_batch *b = &t->threads[thread].batches[batch];
 	size_t len = (size_t)b->count * sizeof(struct ptbts_record);
 	unsigned int slot;
 	int err;
@@ -106,4 +111,30 @@ int bts_raw_batch_check(const struct bts_trace *tc, size_t thread, size_t batch)
 	t->checked[slot].thread = thread;
 	t->checked[slot].batch = batch;
 	return 0;
+}
+
+/*
+ * A read fault maps the cached pages around it too (the kernel's
+ * fault_around_bytes, 64 KiB by default), so reading one chunk maps back
+ * the end of the one before: the drop reaches that far behind.
+ */
+#define FAULT_AROUND	(64u << 10)
+
+void bts_trace_drop(const struct bts_trace *t, size_t off, size_t len)
+{
+	static size_t page;
+	uintptr_t lo, hi;
+
+	/* Only a file we mapped: a caller's buffer is the caller's. */
+	if (!t->mapped || !len)
+		return;
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
+	hi = (uintptr_t)t->buf + off + len;
+	off = off > FAULT_AROUND ? off - FAULT_AROUND : 0;
+	lo = (uintptr_t)t->buf + off;
+	lo &= ~(uintptr_t)(page - 1);
+	hi = (hi + page - 1) & ~(uintptr_t)(page - 1);
+	/* A private mapping never written: dropped pages read back from the file. */
+	madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }

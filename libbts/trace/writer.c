@@ -19,12 +19,12 @@
 #include <unistd.h>
 
 #include "trace/codec.h"
-#include "trace/trace_format.h"
+#include "trace/writer.h"
 
 #define WRITER_BUF	65536
 
 /*
- * The compact encoding (issue 5) gathers one thread's records until a
+ * The compact encoding gathers one thread's records until a
  * chunk is full or anything else is written, so that small batches still
  * make large chunks (zstd needs them); order across chunks is kept.
  */

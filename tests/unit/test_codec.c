@@ -96,7 +96,7 @@ TEST(codec, round_trip_extremes)
 	round_trip(r, n);
 }
 
-/* The layout of trace_codec.h, byte for byte. */
+/* The layout of codec.h, byte for byte. */
 TEST(codec, exact_bytes)
 {
 	struct ptbts_record r[] = {
