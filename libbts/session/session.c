@@ -27,8 +27,8 @@
 #include <unistd.h>
 
 #include "session/abi32.h"
-#include "trace/writer.h"
 #include "session/session.h"
+#include "trace/writer.h"
 
 void bts_note_err(struct bts_session *s, int err)
 {

@@ -44,8 +44,8 @@
 #include <unistd.h>
 
 #include "session/abi32.h"
-#include "trace/writer.h"
 #include "session/session.h"
+#include "trace/writer.h"
 
 /* ------------------------------------------------------------ processes */
 

@@ -5,7 +5,7 @@
  * (codec.c), compressed as one zstd frame (codec_zstd.c).
  *
  * Each record is coded against the one before it in the same chunk, so
- * that a chunk decodes on its own (random access through the index):
+ * that a chunk decodes on its own (random access through the batches):
  *
  *	head	from - prev, zigzag, as a varint whose first byte spends its
  *		lowest bit on "the flags follow" (set when @flags differs

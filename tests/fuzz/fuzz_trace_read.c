@@ -122,7 +122,7 @@ static void seed_empty(const char *dir)
 
 /*
  * Two processes, three threads, interleaved batches, every record kind;
- * in either record format (issue 5).
+ * in either record format.
  */
 static void seed_full(const char *dir, int nrecs, int format)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Compact trace files (issue 5): what the writer writes in either format
+ * Compact trace files: what the writer writes in either format
  * the reader gives back exactly, raw files still read, records can be
  * reached by index, and a damaged compact chunk is refused with its error.
  */
@@ -148,7 +148,7 @@ TEST(trace_compact, random_round_trip_in_both_formats)
 	free(b);
 }
 
-/* A raw file (the format before issue 5) has the same layout as ever. */
+/* A raw file (the format before compact records) has the same layout as ever. */
 TEST(trace_compact, raw_files_still_read)
 {
 	struct ptbts_record r[1000];

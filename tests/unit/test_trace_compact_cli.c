@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * btrace record --format (issue 5): compact by default, raw on request,
+ * btrace record --format: compact by default, raw on request,
  * the same records either way, and dump --last / --from reading straight
  * from the index.  A static program without libc has the same addresses
  * on every run, so two recordings of it give the same records.
