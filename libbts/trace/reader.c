@@ -123,14 +123,14 @@ static int trace_parse(const void *buf, size_t len, void *mapped,
 	t->buf = buf;
 	t->len = len;
 	t->fd = -1;
-	/* Set before the pass: it may drop pages it has read (bts_trace_drop). */
+	/* Set before the pass: it may drop pages it has read (bts_reader_drop). */
 	t->mapped = mapped;
 	t->incomplete_ok = incomplete_ok;
 	t->info.version = BTS_FILE_VERSION;
 	err = rd_all(t);
 	if (err) {
 		bts_reader_free(t);
-		bts_trace_keep_free(t);
+		bts_reader_keep_free(t);
 		free(t);
 		return err;
 	}
@@ -216,6 +216,6 @@ void bts_trace_close(struct bts_trace *t)
 	if (t->fd >= 0)
 		close(t->fd);
 	bts_reader_free(t);
-	bts_trace_keep_free(t);
+	bts_reader_keep_free(t);
 	free(t);
 }

@@ -29,7 +29,7 @@ struct trace_batch {
 	bool compact;
 	uint32_t len;		/* compact: the payload's bytes */
 	uint64_t first;		/* the thread's index of its first record */
-	uint64_t sum;		/* raw: bts_raw_sum() of its records */
+	uint64_t sum;		/* raw: bts_reader_raw_sum() of its records */
 };
 
 struct trace_thread {
@@ -97,10 +97,10 @@ struct bts_trace {
 	struct trace_thread *threads;
 	size_t nthreads, capthreads;
 	struct trace_ids pids, tids;
-	struct bts_rec_cache *cache;	/* reader_compact.c: decoded chunks */
+	struct reader_cache *cache;	/* reader_compact.c: decoded chunks */
 	/* reader_guard.c: against a file that changes while it is read. */
 	int fd;				/* the mapped file's, or -1 */
-	struct bts_kept *kept;		/* copies of the file's bytes */
+	struct reader_kept *kept;		/* copies of the file's bytes */
 	struct {
 		bool valid;
 		size_t thread, batch;
@@ -185,29 +185,30 @@ void bts_reader_crash_free(struct trace_crash *c);
  * cache: an error only when memory ran out or the file changed since it
  * was checked.  The cache's end.
  */
-int bts_compact_batch(const struct bts_trace *t, size_t thread, size_t batch,
-		      const struct ptbts_record **out);
-void bts_compact_free(struct bts_trace *t);
+int bts_reader_compact_batch(const struct bts_trace *t, size_t thread,
+			     size_t batch, const struct ptbts_record **out);
+void bts_reader_compact_free(struct bts_trace *t);
 
 /* ------------------------------------------------ the file (reader_guard.c) */
 
 /*
  * A copy of @len bytes of the file, owned by @t (@p itself for a caller's
  * buffer), or NULL when memory ran out; they are freed with
- * bts_trace_keep_free().  The sum of a raw batch's bytes.  0, or an error
+ * bts_reader_keep_free().  The sum of a raw batch's bytes.  0, or an error
  * when the file shrank since it was opened; 0, or an error when raw batch
  * @batch of @thread differs from the file as opened.
  */
-const void *bts_trace_keep(struct bts_trace *t, const void *p, size_t len);
-void bts_trace_keep_free(struct bts_trace *t);
-uint64_t bts_raw_sum(const uint8_t *p, size_t len);
-int bts_trace_check_size(const struct bts_trace *t);
-int bts_raw_batch_check(const struct bts_trace *t, size_t thread, size_t batch);
+const void *bts_reader_keep(struct bts_trace *t, const void *p, size_t len);
+void bts_reader_keep_free(struct bts_trace *t);
+uint64_t bts_reader_raw_sum(const uint8_t *p, size_t len);
+int bts_reader_check_size(const struct bts_trace *t);
+int bts_reader_check_batch(const struct bts_trace *t, size_t thread,
+			   size_t batch);
 /*
  * Lets the kernel drop the pages of a mapped file's bytes [off, off + len)
  * once read: they come back from the file if read again, so the memory of
  * reading a trace stays flat however long it is.
  */
-void bts_trace_drop(const struct bts_trace *t, size_t off, size_t len);
+void bts_reader_drop(const struct bts_trace *t, size_t off, size_t len);
 
 #endif /* BTS_TRACE_READER_H */

@@ -62,7 +62,7 @@ static int rd_process(struct bts_trace *t, const uint8_t *p, size_t plen,
 		return bad(off, "process chunk: malformed path");
 	if (bts_reader_process(t, c.pid))
 		return bad(off, "process appears twice");
-	exe = bts_trace_keep(t, p + sizeof(c), c.exe_len + 1);
+	exe = bts_reader_keep(t, p + sizeof(c), c.exe_len + 1);
 	if (!exe)
 		return bts_fail(BTS_E_NOMEM, "trace index");
 	return bts_reader_add_process(t, c.pid, c.ppid, exe);
@@ -118,7 +118,7 @@ static int rd_map(struct bts_trace *t, const uint8_t *p, size_t plen,
 	if (!proc)
 		return bad(off, "map of a process that has not appeared");
 	memcpy(m.build_id, p + sizeof(c), c.build_id_len);
-	m.path = (char *)bts_trace_keep(t, m.path, c.path_len + 1);
+	m.path = (char *)bts_reader_keep(t, m.path, c.path_len + 1);
 	if (!m.path)
 		return bts_fail(BTS_E_NOMEM, "trace index");
 	return bts_reader_add_map(proc, &m);
@@ -144,7 +144,7 @@ static int rd_code(struct bts_trace *t, const uint8_t *p, size_t plen,
 	if (!proc)
 		return bad(off, "code of a process that has not appeared");
 	code = (struct bts_code){ c.address, c.length, NULL };
-	code.bytes = bts_trace_keep(t, p + sizeof(c), c.length);
+	code.bytes = bts_reader_keep(t, p + sizeof(c), c.length);
 	if (!code.bytes)
 		return bts_fail(BTS_E_NOMEM, "trace index");
 	return bts_reader_add_code(proc, &code);
@@ -187,8 +187,9 @@ static int rd_records(struct bts_trace *t, const uint8_t *p, size_t plen,
 		return -BTS_E_NOMEM;
 	/* Read again later, from a file that may have changed (reader_guard.c). */
 	th->batches[th->nbatches - 1].sum =
-		bts_raw_sum(t->buf + roff, (size_t)c.count * sizeof(struct ptbts_record));
-	bts_trace_drop(t, roff, (size_t)c.count * sizeof(struct ptbts_record));
+		bts_reader_raw_sum(t->buf + roff,
+				   (size_t)c.count * sizeof(struct ptbts_record));
+	bts_reader_drop(t, roff, (size_t)c.count * sizeof(struct ptbts_record));
 	return 0;
 }
 
@@ -269,7 +270,7 @@ static int rd_exec(struct bts_trace *t, const uint8_t *p, size_t plen,
 	proc = bts_reader_process(t, (int32_t)le32toh(c.pid));
 	if (!proc || (int32_t)le32toh(c.tid) <= 0)
 		return bad(off, "exec of a process that has not appeared");
-	exe = bts_trace_keep(t, p + sizeof(c), c.exe_len + 1);
+	exe = bts_reader_keep(t, p + sizeof(c), c.exe_len + 1);
 	if (!exe || bts_reader_add_image(proc, exe, (int32_t)le32toh(c.tid),
 					 le64toh(c.entry)))
 		return bts_fail(BTS_E_NOMEM, "trace index");

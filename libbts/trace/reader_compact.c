@@ -15,7 +15,7 @@
 /* Two: a reader going back and forth across one chunk boundary decodes once. */
 #define CACHE_SLOTS	2
 
-struct bts_rec_cache {
+struct reader_cache {
 	struct bts_zstd *zstd;
 	uint8_t *raw;			/* one chunk's stream */
 	struct slot {
@@ -26,9 +26,9 @@ struct bts_rec_cache {
 	unsigned int next;		/* the slot to replace */
 };
 
-static struct bts_rec_cache *cache_new(void)
+static struct reader_cache *cache_new(void)
 {
-	struct bts_rec_cache *c = calloc(1, sizeof(*c));
+	struct reader_cache *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
@@ -40,7 +40,7 @@ static struct bts_rec_cache *cache_new(void)
 	return c;
 }
 
-static bool cache_whole(const struct bts_rec_cache *c)
+static bool cache_whole(const struct reader_cache *c)
 {
 	if (!c || !c->zstd || !c->raw)
 		return false;
@@ -50,9 +50,9 @@ static bool cache_whole(const struct bts_rec_cache *c)
 	return true;
 }
 
-void bts_compact_free(struct bts_trace *t)
+void bts_reader_compact_free(struct bts_trace *t)
 {
-	struct bts_rec_cache *c = t->cache;
+	struct reader_cache *c = t->cache;
 
 	if (!c)
 		return;
@@ -64,16 +64,16 @@ void bts_compact_free(struct bts_trace *t)
 	t->cache = NULL;
 }
 
-static struct bts_rec_cache *cache_get(struct bts_trace *t)
+static struct reader_cache *cache_get(struct bts_trace *t)
 {
-	struct bts_rec_cache *c;
+	struct reader_cache *c;
 
 	if (t->cache)
 		return t->cache;
 	c = t->cache = cache_new();
 	if (cache_whole(c))
 		return c;
-	bts_compact_free(t);
+	bts_reader_compact_free(t);
 	bts_fail(BTS_E_NOMEM, "compact records");
 	return NULL;
 }
@@ -102,7 +102,7 @@ static const char *compact_header(const uint8_t *p, size_t plen,
 }
 
 /* Decodes the chunk at payload @p into @recs: NULL, or what is wrong. */
-static const char *decode(struct bts_rec_cache *c, const uint8_t *p,
+static const char *decode(struct reader_cache *c, const uint8_t *p,
 			  size_t plen, struct ptbts_record *recs,
 			  struct bts_chunk_records_compact *h)
 {
@@ -119,7 +119,7 @@ static const char *decode(struct bts_rec_cache *c, const uint8_t *p,
 int bts_read_compact_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
 			   size_t off)
 {
-	struct bts_rec_cache *c = cache_get(t);
+	struct reader_cache *c = cache_get(t);
 	struct bts_chunk_records_compact h;
 	struct ptbts_record *recs;
 	struct trace_thread *th;
@@ -146,18 +146,18 @@ int bts_read_compact_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
 					"offset %zu: compact record %u, flags 0x%llx: %s",
 					off, i, (unsigned long long)recs[i].flags, why);
 	}
-	bts_trace_drop(t, p - t->buf, plen);
+	bts_reader_drop(t, p - t->buf, plen);
 	t->records += h.count;
 	return bts_reader_add_compact(th, p - t->buf, plen, h.count);
 }
 
-int bts_compact_batch(const struct bts_trace *tc, size_t thread, size_t batch,
-		      const struct ptbts_record **out)
+int bts_reader_compact_batch(const struct bts_trace *tc, size_t thread,
+			     size_t batch, const struct ptbts_record **out)
 {
 	/* The cache is the one part of a trace that reading changes. */
 	struct bts_trace *t = (struct bts_trace *)tc;
 	const struct trace_batch *b = &t->threads[thread].batches[batch];
-	struct bts_rec_cache *c = cache_get(t);
+	struct reader_cache *c = cache_get(t);
 	struct bts_chunk_records_compact h;
 	struct slot *s;
 	const char *why;
@@ -172,13 +172,13 @@ int bts_compact_batch(const struct bts_trace *tc, size_t thread, size_t batch,
 			return 0;
 		}
 	}
-	err = bts_trace_check_size(t);
+	err = bts_reader_check_size(t);
 	if (err)
 		return err;
 	s = &c->slot[c->next];
 	c->next = (c->next + 1) % CACHE_SLOTS;
 	why = decode(c, t->buf + b->off, b->len, s->recs, &h);
-	bts_trace_drop(t, b->off, b->len);
+	bts_reader_drop(t, b->off, b->len);
 	/* Checked when the trace was opened: only a file changed since fails. */
 	if (why || h.count != b->count) {
 		s->valid = false;

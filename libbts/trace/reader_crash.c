@@ -140,7 +140,7 @@ static int rd_thread(struct bts_trace *t, struct trace_process *proc,
 	memcpy(&th.regs, c.regs, sizeof(th.regs));
 	if (c.err_len) {
 		/* Out of the file's bytes: they may change (reader_guard.c). */
-		th.unwind_error = bts_trace_keep(t, why, c.err_len + 1);
+		th.unwind_error = bts_reader_keep(t, why, c.err_len + 1);
 		if (!th.unwind_error)
 			return bts_fail(BTS_E_NOMEM, "trace index");
 	}

@@ -231,7 +231,7 @@ int bts_reader_finish(struct bts_trace *t)
 
 void bts_reader_free(struct bts_trace *t)
 {
-	bts_compact_free(t);
+	bts_reader_compact_free(t);
 	for (size_t i = 0; i < t->nthreads; i++)
 		free(t->threads[i].batches);
 	for (size_t i = 0; i < t->nprocs; i++) {

@@ -17,7 +17,8 @@ static int next_compact(struct bts_rec_iter *it, const struct trace_thread *th,
 			struct ptbts_record *rec)
 {
 	const struct ptbts_record *r;
-	int err = bts_compact_batch(it->trace, it->thread, it->batch, &r);
+	int err = bts_reader_compact_batch(it->trace, it->thread, it->batch,
+					   &r);
 
 	if (err) {
 		/* Stop here: a caller looping while the result is non-zero ends. */
@@ -43,7 +44,7 @@ int bts_rec_next(struct bts_rec_iter *it, struct ptbts_record *rec)
 
 			if (b->compact)
 				return next_compact(it, th, rec);
-			err = bts_raw_batch_check(it->trace, it->thread, it->batch);
+			err = bts_reader_check_batch(it->trace, it->thread, it->batch);
 			if (err) {
 				/* As next_compact(): a loop on the result ends. */
 				it->batch = th->nbatches;
@@ -59,7 +60,7 @@ int bts_rec_next(struct bts_rec_iter *it, struct ptbts_record *rec)
 			return 1;
 		}
 		if (!b->compact)
-			bts_trace_drop(it->trace, b->off, b->count * sizeof(*rec));
+			bts_reader_drop(it->trace, b->off, b->count * sizeof(*rec));
 		it->batch++;
 		it->index = 0;
 	}
