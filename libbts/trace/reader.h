@@ -100,7 +100,7 @@ struct bts_trace {
 	struct reader_cache *cache;	/* reader_compact.c: decoded chunks */
 	/* reader_guard.c: against a file that changes while it is read. */
 	int fd;				/* the mapped file's, or -1 */
-	struct reader_kept *kept;		/* copies of the file's bytes */
+	struct reader_kept *kept;	/* copies of the file's bytes */
 	struct {
 		bool valid;
 		size_t thread, batch;
@@ -161,7 +161,7 @@ int bts_space_add_code(struct trace_space *s, const struct bts_code *c);
 int bts_space_merge(struct trace_space *to, const struct trace_space *from);
 void bts_space_free(struct trace_space *s);
 
-/* ------------------------------------------------------ chunks the reader knows */
+/* ---------------------------------------------- chunks (reader_chunks.c) */
 
 /*
  * The checks of one chunk of @type and @plen payload bytes at offset @off,
@@ -178,7 +178,7 @@ int bts_read_crash_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
 			 size_t off);
 void bts_reader_crash_free(struct trace_crash *c);
 
-/* --------------------------------------- reading records (reader_compact.c) */
+/* ------------------------------------- compact records (reader_compact.c) */
 
 /*
  * The records of compact batch @batch of @thread, decoded into a small
