@@ -37,8 +37,8 @@ void error_bts(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3
 struct bts_trace;
 /*
  * bts_trace_open() for a view: should the file shrink under its mapping
- * all the same (trace_guard.c), the view stops with an error that says so
- * rather than die of SIGBUS.
+ * all the same (libbts/trace/reader_guard.c), the view stops with an
+ * error that says so rather than die of SIGBUS.
  */
 int open_trace(const char *path, bool incomplete_ok, struct bts_trace **out);
 

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 
 #include "crash/crash.h"
-#include "trace/trace_format.h"
+#include "trace/writer.h"
 
 /* A copy of an anonymous executable mapping costs at most this much. */
 #define CODE_COPY_MAX	(16u << 20)

@@ -302,7 +302,7 @@ static int refill(struct bts_insn_decoder *d)
 	while (!d->nqueue) {
 		int kind, ret = bts_rec_next(&d->it, &rec);
 
-		/* An error: the file changed since it was opened (trace_guard.c). */
+		/* An error: the file changed since it was opened (trace/reader_guard.c). */
 		if (ret < 0)
 			return ret;
 		if (!ret)

@@ -7,15 +7,12 @@
  * on 4-byte words); its single steps classify here.
  */
 #include <elf.h>
-#include <endian.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "session/abi32.h"
 #include "session/session.h"
-#include "trace/trace_format.h"
-#include "trace/trace_index.h"
 
 /* The i386 syscall numbers (arch/x86/entry/syscalls/syscall_32.tbl). */
 #define NR32_SIGRETURN		119
@@ -56,48 +53,4 @@ const struct bts_session_opts *bts_abi32_opts(const struct bts_session_opts *opt
 		return opts;
 	out->source = PTBTS_SOURCE_PTRACE_STEP;
 	return out;
-}
-
-/* ------------------------------------------------------------ the trace */
-
-int bts_writer_abi(struct bts_writer *w, pid_t pid, unsigned int bits)
-{
-	struct bts_chunk_abi c = {
-		.pid = htole32(pid),
-		.bits = htole32(bits),
-	};
-
-	if (!w || pid <= 0 || (bits != 32 && bits != 64))
-		return bts_fail(BTS_E_INVAL, "abi of process %d: %u-bit", (int)pid, bits);
-	return bts_writer_chunk(w, BTS_CHUNK_ABI | BTS_CHUNK_OPTIONAL, &c,
-				sizeof(c), NULL, 0, NULL);
-}
-
-int bts_rd_abi(struct bts_trace *t, const uint8_t *p, size_t plen, size_t off)
-{
-	struct bts_chunk_abi c;
-	long proc;
-
-	if (plen != sizeof(c))
-		return bts_fail(BTS_E_FORMAT, "offset %zu: abi chunk has the wrong size", off);
-	memcpy(&c, p, sizeof(c));
-	c.bits = le32toh(c.bits);
-	proc = bts_tindex_process(t, (int32_t)le32toh(c.pid));
-	if (proc < 0)
-		return bts_fail(BTS_E_FORMAT, "offset %zu: abi of a process that has "
-				"not appeared", off);
-	if (c.bits != 32 && c.bits != 64)
-		return bts_fail(BTS_E_FORMAT, "offset %zu: abi chunk: %u-bit code",
-				off, c.bits);
-	t->procs[proc].abi_bits = c.bits;
-	return 0;
-}
-
-int bts_trace_process_bits(const struct bts_trace *t, pid_t pid)
-{
-	long proc = t ? bts_tindex_process(t, pid) : -1;
-
-	if (proc < 0)
-		return bts_fail(BTS_E_INVAL, "no process %d in the trace", (int)pid);
-	return t->procs[proc].abi_bits == 32 ? 32 : 64;
 }

@@ -36,10 +36,4 @@ const struct bts_session_opts *bts_abi32_opts(const struct bts_session_opts *opt
 					      const char *path,
 					      struct bts_session_opts *out);
 
-/* The trace's ABI chunk (trace_format.h): writing and reading it. */
-struct bts_writer;
-struct bts_trace;
-int bts_writer_abi(struct bts_writer *w, pid_t pid, unsigned int bits);
-int bts_rd_abi(struct bts_trace *t, const uint8_t *p, size_t plen, size_t off);
-
 #endif /* BTS_ABI32_H */

@@ -29,6 +29,7 @@
 #include "session/abi32.h"
 #include "session/session.h"
 #include "util/opts.h"
+#include "trace/writer.h"
 
 void bts_note_err(struct bts_session *s, int err)
 {

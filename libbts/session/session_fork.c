@@ -45,6 +45,7 @@
 
 #include "session/abi32.h"
 #include "session/session.h"
+#include "trace/writer.h"
 
 /* ------------------------------------------------------------ processes */
 

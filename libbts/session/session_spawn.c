@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "session/abi32.h"
-#include "trace/trace_start.h"
 #include "session/session.h"
+#include "trace/writer.h"
 
 #define SPAWN_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | \
 		       PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | \

@@ -63,20 +63,20 @@ enum bts_chunk_type {
 	BTS_CHUNK_RECORDS	= 5,	/* any number per thread, interleaved */
 	BTS_CHUNK_EXIT		= 6,
 	BTS_CHUNK_END		= 7,	/* exactly one, the last */
-	/* Written optional (trace_procs.c, trace_crash.c). */
+	/* Written optional (writer_optional.c). */
 	BTS_CHUNK_EXEC		= 8,	/* an exec: a new image and its maps */
 	BTS_CHUNK_CRASH		= 9,	/* signal, siginfo, registers, stack */
 	/* Written optional: readers older than it skip it. */
 	BTS_CHUNK_CODE		= 10,	/* copies of code pages without a file */
 	/*
-	 * Records in the compact encoding (trace_codec.h).  Not
+	 * Records in the compact encoding (codec.h).  Not
 	 * optional: a reader that skipped it would lose records, so an older
 	 * reader refuses the file ("needs a newer libbts") instead.
 	 */
 	BTS_CHUNK_RECORDS_COMPACT = 16,
-	/* Written optional: the bitness of a process's image (abi32.c). */
+	/* Written optional: the bitness of a process's image. */
 	BTS_CHUNK_ABI		= 17,
-	/* Written optional: where a thread's history starts (trace_start.c). */
+	/* Written optional: where a thread's history starts. */
 	BTS_CHUNK_START		= 18,
 };
 
@@ -99,7 +99,13 @@ struct bts_chunk_thread {
 	int32_t tid;
 };
 
-/* After the thread's THREAD chunk, before its records. */
+/*
+ * START: the pc a thread was at when recording began (a spawned program's
+ * entry point); after the thread's THREAD chunk, before its records.
+ * Records start at the first taken branch; the instructions from this pc
+ * up to it ran too, and the decoder shows them.  A reader that skips it
+ * starts the history at the first branch.
+ */
 struct bts_chunk_start {
 	int32_t pid;
 	int32_t tid;
@@ -158,7 +164,7 @@ struct bts_chunk_code {
  *
  * EXEC: thread @tid of @pid exec'd; followed by exe_len bytes of the new
  * program's path and a NUL.  MAP and CODE chunks after it belong to the
- * new image (trace_procs.c).
+ * new image.
  */
 struct bts_chunk_exec {
 	int32_t pid;
@@ -173,7 +179,7 @@ struct bts_chunk_exec {
  * per crashed pid, first) is followed by struct bts_chunk_crash_signal;
  * BTS_CRASH_THREAD (after it, one per thread) by struct
  * bts_chunk_crash_thread, @nframes struct bts_frame, then err_len bytes of
- * the unwinder's complaint and a NUL (trace_crash.c).
+ * the unwinder's complaint and a NUL.
  */
 struct bts_chunk_crash {
 	int32_t pid;
@@ -193,9 +199,13 @@ struct bts_chunk_crash_signal {
 	uint8_t siginfo[128];
 };
 
+/* Flags of a thread part. */
+#define BTS_CRASH_CRASHED	1u	/* the thread the signal hit */
+#define BTS_CRASH_REGS		2u	/* @regs hold its registers */
+
 struct bts_chunk_crash_thread {
 	int32_t tid;
-	uint32_t flags;		/* 1: crashed, 2: has registers */
+	uint32_t flags;		/* BTS_CRASH_CRASHED, BTS_CRASH_REGS */
 	uint32_t nframes;
 	uint32_t err_len;
 	uint64_t regs[27];	/* struct bts_regs */
@@ -211,8 +221,8 @@ struct bts_chunk_end {
 #define BTS_RECORDS_PER_CHUNK	16384
 
 /*
- * Followed by the chunk's records as one zstd frame of the
- * trace_codec.h stream, which decompresses to exactly @raw_len bytes.  A
+ * RECORDS_COMPACT: followed by the chunk's records as one zstd frame of the
+ * codec.h stream, which decompresses to exactly @raw_len bytes.  A
  * reader allocates from these fields, so they are bounded: @count is
  * 1..BTS_RECORDS_PER_CHUNK and @raw_len at most BTS_CODEC_REC_MAX bytes a
  * record; a chunk decodes on its own (no state crosses chunks).
@@ -253,7 +263,7 @@ static inline size_t bts_file_pad(size_t len)
 const char *bts_record_problem(const struct ptbts_record *rec, int *kind);
 
 /*
- * ABI (abi32.c): the image of @pid, as of its PROCESS or latest EXEC
+ * ABI: the image of @pid, as of its PROCESS or latest EXEC
  * chunk, is @bits-bit code (32: i386, decoded in 32-bit mode; 64).  A
  * process without one is 64-bit; a reader that skips it decodes as 64-bit.
  */
@@ -261,16 +271,5 @@ struct bts_chunk_abi {
 	int32_t pid;
 	uint32_t bits;		/* 32 or 64 */
 };
-
-/*
- * trace_writer.c, for the chunks written elsewhere (trace_procs.c,
- * trace_crash.c): a chunk of @type made of @fixed, @a and the string @str
- * with its NUL (each may be NULL / 0).
- */
-struct bts_writer;
-int bts_writer_chunk(struct bts_writer *w, uint32_t type, const void *fixed,
-		     size_t flen, const void *a, size_t alen, const char *str);
-/* bts_writer_open() creating the file with @mode (umask applies). */
-int bts_writer_open_mode(const char *path, mode_t mode, struct bts_writer **out);
 
 #endif /* BTS_TRACE_FORMAT_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The history starts at the entry point (libbts/trace/trace_start.c): records
+ * The history starts at the entry point (libbts/trace/writer_optional.c): records
  * start at the first taken branch, but a spawned program ran from its
  * entry point up to it, and --insns shows those instructions too.
  * static-entry runs six instructions before its first call.

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * How a trace says a process is 32-bit: the optional ABI
- * chunk (libbts/trace/trace_format.h), as written, read and refused.
+ * How a trace says a process is 32-bit: the optional ABI chunk
+ * (libbts/trace/trace_format.h), as written, read and refused.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <bts.h>
 
-#include "session/abi32.h"
-#include "trace/trace_format.h"
+#include "trace/writer.h"
 #include "harness.h"
 
 /* A trace of processes 5 (one ABI chunk of @bits5, 0: none) and 6. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The compact record encoding (libbts/trace/trace_codec.h) on its own: exact
+ * The compact record encoding (libbts/trace/codec.h) on its own: exact
  * bytes, exact round trips of any record, refusal of any damaged stream,
  * and the zstd frame checks.
  */
@@ -8,7 +8,7 @@
 
 #include <bts.h>
 
-#include "trace/trace_codec.h"
+#include "trace/codec.h"
 #include "harness.h"
 
 #define NREC 20000
@@ -96,7 +96,7 @@ TEST(codec, round_trip_extremes)
 	round_trip(r, n);
 }
 
-/* The layout of trace_codec.h, byte for byte. */
+/* The layout of codec.h, byte for byte. */
 TEST(codec, exact_bytes)
 {
 	struct ptbts_record r[] = {

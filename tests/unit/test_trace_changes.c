@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * A trace file that changes while it is open (libbts/trace/trace_guard.c): what
- * the trace keeps of the file (paths, code copies) outlives the file
+ * A trace file that changes while it is open (libbts/trace/reader_guard.c):
+ * what the trace keeps of the file (paths, code copies) outlives the file
  * shrinking to nothing, and records read after the file shrank or was
  * changed are an error that says so, never other records or a SIGBUS.
  */

@@ -148,7 +148,7 @@ TEST(trace_compact, random_round_trip_in_both_formats)
 	free(b);
 }
 
-/* A raw file (as before the compact encoding) has the same layout as ever. */
+/* A raw file (the format before compact records) has the same layout as ever. */
 TEST(trace_compact, raw_files_still_read)
 {
 	struct ptbts_record r[1000];

@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trace/trace_codec.h"
-#include "trace/trace_format.h"
+#include "trace/codec.h"
+#include "trace/writer.h"
 
 #define WRITER_BUF	65536
 

@@ -3,8 +3,8 @@
  * A trace file may change while it is read: rewritten in place (`cp
  * new.btr old.btr`), truncated, or edited.  A mapping of a file that shrank
  * faults (SIGBUS) where the file ended, and pages given back after the
- * opening pass (bts_trace_drop) read back whatever the file holds now.
- * So what the index keeps of the file's bytes (paths, code copies,
+ * opening pass (bts_reader_drop) read back whatever the file holds now.
+ * So what the model keeps of the file's bytes (paths, code copies,
  * messages) is copied out of the mapping while it is checked, and the
  * records, read from the mapping later, are checked again when read: the
  * file's size before each batch, and each raw batch's sum as the opening
@@ -12,21 +12,26 @@
  * then sees an error saying the file changed, never other records.  Only
  * a file that shrinks between the size check and the read still faults;
  * the btrace views catch that SIGBUS and say the same.
+ *
+ * The pages of a mapped file are given back once read (bts_reader_drop),
+ * so the memory of reading a trace stays flat however long it is.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-#include "trace/trace_index.h"
+#include "trace/reader.h"
 
-struct bts_kept {
-	struct bts_kept *next;
+struct reader_kept {
+	struct reader_kept *next;
 	uint8_t bytes[];
 };
 
-const void *bts_trace_keep(struct bts_trace *t, const void *p, size_t len)
+const void *bts_reader_keep(struct bts_trace *t, const void *p, size_t len)
 {
-	struct bts_kept *k;
+	struct reader_kept *k;
 
 	/* A caller's buffer (bts_trace_open_mem) is the caller's to keep. */
 	if (!t->mapped)
@@ -40,10 +45,10 @@ const void *bts_trace_keep(struct bts_trace *t, const void *p, size_t len)
 	return k->bytes;
 }
 
-void bts_trace_keep_free(struct bts_trace *t)
+void bts_reader_keep_free(struct bts_trace *t)
 {
 	while (t->kept) {
-		struct bts_kept *k = t->kept;
+		struct reader_kept *k = t->kept;
 
 		t->kept = k->next;
 		free(k);
@@ -51,7 +56,7 @@ void bts_trace_keep_free(struct bts_trace *t)
 }
 
 /* Not a cryptographic sum: it notices changes, it does not resist forgers. */
-uint64_t bts_raw_sum(const uint8_t *p, size_t len)
+uint64_t bts_reader_raw_sum(const uint8_t *p, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 
@@ -65,7 +70,7 @@ uint64_t bts_raw_sum(const uint8_t *p, size_t len)
 	return h;
 }
 
-int bts_trace_check_size(const struct bts_trace *t)
+int bts_reader_check_size(const struct bts_trace *t)
 {
 	struct stat st;
 
@@ -85,25 +90,52 @@ static bool checked(struct bts_trace *t, size_t thread, size_t batch)
 	return false;
 }
 
-int bts_raw_batch_check(const struct bts_trace *tc, size_t thread, size_t batch)
+int bts_reader_check_batch(const struct bts_trace *tc, size_t thread,
+			   size_t batch)
 {
 	/* Like the compact cache, a part of the trace that reading changes. */
 	struct bts_trace *t = (struct bts_trace *)tc;
-	const struct bts_batch *b = &t->threads[thread].batches[batch];
+	const struct trace_batch *b = &t->threads[thread].batches[batch];
 	size_t len = (size_t)b->count * sizeof(struct ptbts_record);
 	unsigned int slot;
 	int err;
 
 	if (!t->mapped || checked(t, thread, batch))
 		return 0;
-	err = bts_trace_check_size(t);
+	err = bts_reader_check_size(t);
 	if (err)
 		return err;
-	if (bts_raw_sum(t->buf + b->off, len) != b->sum)
+	if (bts_reader_raw_sum(t->buf + b->off, len) != b->sum)
 		return bts_fail(BTS_E_FORMAT, "records changed since the trace was opened");
 	slot = t->next_checked++ % ARRAY_SIZE(t->checked);
 	t->checked[slot].valid = true;
 	t->checked[slot].thread = thread;
 	t->checked[slot].batch = batch;
 	return 0;
+}
+
+/*
+ * A read fault maps the cached pages around it too (the kernel's
+ * fault_around_bytes, 64 KiB by default), so reading one chunk maps back
+ * the end of the one before: the drop reaches that far behind.
+ */
+#define FAULT_AROUND	(64u << 10)
+
+void bts_reader_drop(const struct bts_trace *t, size_t off, size_t len)
+{
+	static size_t page;
+	uintptr_t lo, hi;
+
+	/* Only a file we mapped: a caller's buffer is the caller's. */
+	if (!t->mapped || !len)
+		return;
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
+	hi = (uintptr_t)t->buf + off + len;
+	off = off > FAULT_AROUND ? off - FAULT_AROUND : 0;
+	lo = (uintptr_t)t->buf + off;
+	lo &= ~(uintptr_t)(page - 1);
+	hi = (hi + page - 1) & ~(uintptr_t)(page - 1);
+	/* A private mapping never written: dropped pages read back from the file. */
+	madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }

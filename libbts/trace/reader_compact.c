@@ -1,23 +1,21 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * Reading compact records (trace_format.h, trace_codec.h).  Opening a
+ * Reading compact records (trace_format.h, codec.h).  Opening a
  * trace decodes every chunk once to check it, one chunk at a time through
  * one bounded buffer; reading the records later decodes each chunk again
- * into a small cache, so memory never grows with the trace.  The index
+ * into a small cache, so memory never grows with the trace.  The model
  * keeps each chunk's place, which gives random access (bts_rec_seek).
  */
 #include <endian.h>
 #include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
-#include "trace/trace_codec.h"
-#include "trace/trace_index.h"
+#include "trace/codec.h"
+#include "trace/reader.h"
 
 /* Two: a reader going back and forth across one chunk boundary decodes once. */
 #define CACHE_SLOTS	2
 
-struct bts_rec_cache {
+struct reader_cache {
 	struct bts_zstd *zstd;
 	uint8_t *raw;			/* one chunk's stream */
 	struct slot {
@@ -28,9 +26,9 @@ struct bts_rec_cache {
 	unsigned int next;		/* the slot to replace */
 };
 
-static struct bts_rec_cache *cache_new(void)
+static struct reader_cache *cache_new(void)
 {
-	struct bts_rec_cache *c = calloc(1, sizeof(*c));
+	struct reader_cache *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
@@ -42,7 +40,7 @@ static struct bts_rec_cache *cache_new(void)
 	return c;
 }
 
-static bool cache_whole(const struct bts_rec_cache *c)
+static bool cache_whole(const struct reader_cache *c)
 {
 	if (!c || !c->zstd || !c->raw)
 		return false;
@@ -52,9 +50,9 @@ static bool cache_whole(const struct bts_rec_cache *c)
 	return true;
 }
 
-void bts_compact_free(struct bts_trace *t)
+void bts_reader_compact_free(struct bts_trace *t)
 {
-	struct bts_rec_cache *c = t->cache;
+	struct reader_cache *c = t->cache;
 
 	if (!c)
 		return;
@@ -66,44 +64,18 @@ void bts_compact_free(struct bts_trace *t)
 	t->cache = NULL;
 }
 
-static struct bts_rec_cache *cache_get(struct bts_trace *t)
+static struct reader_cache *cache_get(struct bts_trace *t)
 {
-	struct bts_rec_cache *c;
+	struct reader_cache *c;
 
 	if (t->cache)
 		return t->cache;
 	c = t->cache = cache_new();
 	if (cache_whole(c))
 		return c;
-	bts_compact_free(t);
+	bts_reader_compact_free(t);
 	bts_fail(BTS_E_NOMEM, "compact records");
 	return NULL;
-}
-
-/*
- * A read fault maps the cached pages around it too (the kernel's
- * fault_around_bytes, 64 KiB by default), so reading one chunk maps back
- * the end of the one before: the drop reaches that far behind.
- */
-#define FAULT_AROUND	(64u << 10)
-
-void bts_trace_drop(const struct bts_trace *t, size_t off, size_t len)
-{
-	static size_t page;
-	uintptr_t lo, hi;
-
-	/* Only a file we mapped: a caller's buffer is the caller's. */
-	if (!t->mapped || !len)
-		return;
-	if (!page)
-		page = sysconf(_SC_PAGESIZE);
-	hi = (uintptr_t)t->buf + off + len;
-	off = off > FAULT_AROUND ? off - FAULT_AROUND : 0;
-	lo = (uintptr_t)t->buf + off;
-	lo &= ~(uintptr_t)(page - 1);
-	hi = (hi + page - 1) & ~(uintptr_t)(page - 1);
-	/* A private mapping never written: dropped pages read back from the file. */
-	madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 /*
@@ -130,7 +102,7 @@ static const char *compact_header(const uint8_t *p, size_t plen,
 }
 
 /* Decodes the chunk at payload @p into @recs: NULL, or what is wrong. */
-static const char *decode(struct bts_rec_cache *c, const uint8_t *p,
+static const char *decode(struct reader_cache *c, const uint8_t *p,
 			  size_t plen, struct ptbts_record *recs,
 			  struct bts_chunk_records_compact *h)
 {
@@ -144,14 +116,14 @@ static const char *decode(struct bts_rec_cache *c, const uint8_t *p,
 	return why;
 }
 
-int bts_rd_records_compact(struct bts_trace *t, const uint8_t *p, size_t plen,
+int bts_read_compact_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
 			   size_t off)
 {
-	struct bts_rec_cache *c = cache_get(t);
+	struct reader_cache *c = cache_get(t);
 	struct bts_chunk_records_compact h;
 	struct ptbts_record *recs;
+	struct trace_thread *th;
 	const char *why;
-	long th;
 
 	if (!c)
 		return -BTS_E_NOMEM;
@@ -161,8 +133,8 @@ int bts_rd_records_compact(struct bts_trace *t, const uint8_t *p, size_t plen,
 	why = decode(c, p, plen, recs, &h);
 	if (why)
 		return bts_fail(BTS_E_FORMAT, "offset %zu: %s", off, why);
-	th = bts_tindex_thread(t, h.tid);
-	if (th < 0 || t->threads[th].info.pid != h.pid)
+	th = bts_reader_thread(t, h.tid);
+	if (!th || th->info.pid != h.pid)
 		return bts_fail(BTS_E_FORMAT, "offset %zu: %s", off,
 				"records of a thread that has not appeared");
 	for (uint32_t i = 0; i < h.count; i++) {
@@ -174,18 +146,18 @@ int bts_rd_records_compact(struct bts_trace *t, const uint8_t *p, size_t plen,
 					"offset %zu: compact record %u, flags 0x%llx: %s",
 					off, i, (unsigned long long)recs[i].flags, why);
 	}
-	bts_trace_drop(t, p - t->buf, plen);
+	bts_reader_drop(t, p - t->buf, plen);
 	t->records += h.count;
-	return bts_tindex_add_compact(t, th, p - t->buf, plen, h.count);
+	return bts_reader_add_compact(th, p - t->buf, plen, h.count);
 }
 
-int bts_compact_batch(const struct bts_trace *tc, size_t thread, size_t batch,
-		      const struct ptbts_record **out)
+int bts_reader_compact_batch(const struct bts_trace *tc, size_t thread,
+			     size_t batch, const struct ptbts_record **out)
 {
 	/* The cache is the one part of a trace that reading changes. */
 	struct bts_trace *t = (struct bts_trace *)tc;
-	const struct bts_batch *b = &t->threads[thread].batches[batch];
-	struct bts_rec_cache *c = cache_get(t);
+	const struct trace_batch *b = &t->threads[thread].batches[batch];
+	struct reader_cache *c = cache_get(t);
 	struct bts_chunk_records_compact h;
 	struct slot *s;
 	const char *why;
@@ -200,13 +172,13 @@ int bts_compact_batch(const struct bts_trace *tc, size_t thread, size_t batch,
 			return 0;
 		}
 	}
-	err = bts_trace_check_size(t);
+	err = bts_reader_check_size(t);
 	if (err)
 		return err;
 	s = &c->slot[c->next];
 	c->next = (c->next + 1) % CACHE_SLOTS;
 	why = decode(c, t->buf + b->off, b->len, s->recs, &h);
-	bts_trace_drop(t, b->off, b->len);
+	bts_reader_drop(t, b->off, b->len);
 	/* Checked when the trace was opened: only a file changed since fails. */
 	if (why || h.count != b->count) {
 		s->valid = false;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <zstd.h>
 
-#include "trace/trace_codec.h"
+#include "trace/codec.h"
 
 /*
  * Level 3 (zstd's default) compressed the bench workloads' records to the

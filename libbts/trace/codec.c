@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * The compact record encoding: deltas as varints (trace_codec.h has the
+ * The compact record encoding: deltas as varints (codec.h has the
  * layout).  Decoding checks every length against the input, so any byte
  * sequence decodes or is refused.
  */
-#include "trace/trace_codec.h"
+#include "trace/codec.h"
 
 /* Small magnitudes of either sign become small unsigned numbers. */
 static uint64_t zigzag(uint64_t d)

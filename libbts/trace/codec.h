@@ -2,10 +2,10 @@
 /*
  * The compact record encoding of trace files: the records of one
  * RECORDS_COMPACT chunk (trace_format.h) as a byte stream of varints
- * (trace_codec.c), compressed as one zstd frame (trace_zstd.c).
+ * (codec.c), compressed as one zstd frame (codec_zstd.c).
  *
  * Each record is coded against the one before it in the same chunk, so
- * that a chunk decodes on its own (random access through the index):
+ * that a chunk decodes on its own (random access through the batches):
  *
  *	head	from - prev, zigzag, as a varint whose first byte spends its
  *		lowest bit on "the flags follow" (set when @flags differs
@@ -40,7 +40,7 @@ size_t bts_codec_encode(const struct ptbts_record *recs, size_t n,
 const char *bts_codec_decode(const uint8_t *in, size_t len,
 			     struct ptbts_record *recs, size_t n);
 
-/* zstd, one frame per chunk (trace_zstd.c); contexts are made on first use. */
+/* zstd, one frame per chunk (codec_zstd.c); contexts are made on first use. */
 struct bts_zstd;
 
 struct bts_zstd *bts_zstd_new(void);

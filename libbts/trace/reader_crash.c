@@ -1,20 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * The crash state of a process in a trace file (CRASH chunks,
- * trace_format.h): written by the flight recorder at the crash, read back
- * with no live process.  A SIGNAL part opens the crash of a pid, THREAD
- * parts follow, one per thread, the crashing one first.
+ * Reading the crash state of a process (CRASH chunks, trace_format.h,
+ * written by writer_optional.c at the crash) with no live process.  A
+ * SIGNAL part opens the crash of a pid, THREAD parts follow, one per
+ * thread, the crashing one first.
  */
 #include <endian.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/user.h>
 
-#include "trace/trace_procs.h"
+#include "trace/reader.h"
 #include "util/array.h"
 
-#define CT_CRASHED	1u
-#define CT_REGS		2u
 
 _Static_assert(sizeof(struct bts_regs) == sizeof(struct user_regs_struct),
 	       "struct bts_regs mirrors user_regs_struct");
@@ -24,83 +22,12 @@ _Static_assert(sizeof(struct bts_chunk_crash) == 8, "crash layout");
 _Static_assert(sizeof(struct bts_chunk_crash_signal) == 160, "signal layout");
 _Static_assert(sizeof(struct bts_chunk_crash_thread) == 232, "thread layout");
 
-/* ------------------------------------------------------------- writing */
-
-int bts_writer_crash(struct bts_writer *w, const struct bts_crash_info *info)
-{
-	struct {
-		struct bts_chunk_crash h;
-		struct bts_chunk_crash_signal s;
-	} c;
-
-	if (!w || !info || info->pid <= 0 || info->tid <= 0 ||
-	    info->signo <= 0 || info->signo > 64)
-		return bts_fail(BTS_E_INVAL, "a malformed crash");
-	memset(&c, 0, sizeof(c));
-	c.h.pid = htole32(info->pid);
-	c.h.part = htole32(BTS_CRASH_SIGNAL);
-	c.s.tid = htole32(info->tid);
-	c.s.signo = htole32(info->signo);
-	c.s.code = htole32(info->code);
-	c.s.si_errno = htole32(info->si_errno);
-	c.s.sender_pid = htole32(info->sender_pid);
-	c.s.sender_uid = htole32(info->sender_uid);
-	c.s.addr = htole64(info->addr);
-	memcpy(c.s.siginfo, info->siginfo, sizeof(c.s.siginfo));
-	return bts_writer_chunk(w, BTS_CHUNK_CRASH | BTS_CHUNK_OPTIONAL, &c,
-				sizeof(c), NULL, 0, NULL);
-}
-
-int bts_writer_crash_thread(struct bts_writer *w, pid_t pid,
-			    const struct bts_crash_thread *th)
-{
-	struct {
-		struct bts_chunk_crash h;
-		struct bts_chunk_crash_thread t;
-	} c;
-	const char *why = th && th->unwind_error ? th->unwind_error : "";
-	struct bts_frame *frames;
-	uint64_t regs[27];
-	int err;
-
-	if (!w || !th || pid <= 0 || th->tid <= 0 || th->nframes > 65536 ||
-	    (th->nframes && !th->frames) || strlen(why) > 4096)
-		return bts_fail(BTS_E_INVAL, "a malformed crashed thread");
-	memset(&c, 0, sizeof(c));
-	c.h.pid = htole32(pid);
-	c.h.part = htole32(BTS_CRASH_THREAD);
-	c.t.tid = htole32(th->tid);
-	c.t.flags = htole32((th->crashed ? CT_CRASHED : 0) |
-			    (th->has_regs ? CT_REGS : 0));
-	c.t.nframes = htole32(th->nframes);
-	c.t.err_len = htole32(strlen(why));
-	memcpy(regs, &th->regs, sizeof(regs));
-	for (int i = 0; i < 27; i++)
-		c.t.regs[i] = htole64(th->has_regs ? regs[i] : 0);
-	frames = calloc(th->nframes + 1, sizeof(*frames));
-	if (!frames)
-		return bts_fail(BTS_E_NOMEM, "frames");
-	for (size_t i = 0; i < th->nframes; i++) {
-		frames[i].pc = htole64(th->frames[i].pc);
-		frames[i].sp = htole64(th->frames[i].sp);
-		frames[i].cfa = htole64(th->frames[i].cfa);
-		frames[i].flags = htole32(th->frames[i].flags & BTS_FRAME_SIGNAL);
-	}
-	err = bts_writer_chunk(w, BTS_CHUNK_CRASH | BTS_CHUNK_OPTIONAL, &c,
-			       sizeof(c), frames, th->nframes * sizeof(*frames),
-			       why);
-	free(frames);
-	return err;
-}
-
-/* ------------------------------------------------------------- reading */
-
 static int bad(size_t off, const char *what)
 {
 	return bts_fail(BTS_E_FORMAT, "offset %zu: %s", off, what);
 }
 
-void bts_tcrash_free(struct bts_tcrash *c)
+void bts_reader_crash_free(struct trace_crash *c)
 {
 	if (!c)
 		return;
@@ -110,15 +37,15 @@ void bts_tcrash_free(struct bts_tcrash *c)
 	free(c);
 }
 
-static int rd_signal(struct bts_tproc_ext *pe, pid_t pid, const uint8_t *p,
+static int rd_signal(struct trace_process *proc, const uint8_t *p,
 		     size_t plen, size_t off)
 {
 	struct bts_chunk_crash_signal c;
-	struct bts_tcrash *cr;
+	struct trace_crash *cr;
 
 	if (plen != sizeof(c))
 		return bad(off, "crash chunk: the signal part has the wrong size");
-	if (pe->crash)
+	if (proc->crash)
 		return bad(off, "crash chunk: a second crash of one process");
 	memcpy(&c, p, sizeof(c));
 	c.tid = le32toh(c.tid);
@@ -129,7 +56,7 @@ static int rd_signal(struct bts_tproc_ext *pe, pid_t pid, const uint8_t *p,
 	if (!cr)
 		return bts_fail(BTS_E_NOMEM, "trace index");
 	cr->info = (struct bts_crash_info){
-		.pid = pid,
+		.pid = proc->info.pid,
 		.tid = c.tid,
 		.signo = c.signo,
 		.code = (int32_t)le32toh(c.code),
@@ -139,7 +66,7 @@ static int rd_signal(struct bts_tproc_ext *pe, pid_t pid, const uint8_t *p,
 		.sender_uid = le32toh(c.sender_uid),
 	};
 	memcpy(cr->info.siginfo, c.siginfo, sizeof(c.siginfo));
-	pe->crash = cr;
+	proc->crash = cr;
 	return 0;
 }
 
@@ -167,7 +94,7 @@ static int rd_frames(struct bts_crash_thread *th, const uint8_t *p,
 	return 0;
 }
 
-static bool tid_seen(const struct bts_tcrash *cr, pid_t tid)
+static bool tid_seen(const struct trace_crash *cr, pid_t tid)
 {
 	for (size_t i = 0; i < cr->info.nthreads; i++)
 		if (cr->threads[i].tid == tid)
@@ -175,10 +102,10 @@ static bool tid_seen(const struct bts_tcrash *cr, pid_t tid)
 	return false;
 }
 
-static int rd_thread(struct bts_trace *t, struct bts_tproc_ext *pe,
+static int rd_thread(struct bts_trace *t, struct trace_process *proc,
 		     const uint8_t *p, size_t plen, size_t off)
 {
-	struct bts_tcrash *cr = pe->crash;
+	struct trace_crash *cr = proc->crash;
 	struct bts_chunk_crash_thread c;
 	struct bts_crash_thread th = { 0 };
 	const char *why;
@@ -198,26 +125,27 @@ static int rd_thread(struct bts_trace *t, struct bts_tproc_ext *pe,
 	       c.err_len + 1;
 	if (need != plen)
 		return bad(off, "crash chunk: the frame count and message length do not match the chunk");
-	if (c.tid <= 0 || (c.flags & ~(CT_CRASHED | CT_REGS)) || tid_seen(cr, c.tid))
+	if (c.tid <= 0 || (c.flags & ~(BTS_CRASH_CRASHED | BTS_CRASH_REGS)) ||
+	    tid_seen(cr, c.tid))
 		return bad(off, "crash chunk: bad or repeated thread, or unknown flags");
-	if (!!(c.flags & CT_CRASHED) != (c.tid == cr->info.tid))
+	if (!!(c.flags & BTS_CRASH_CRASHED) != (c.tid == cr->info.tid))
 		return bad(off, "crash chunk: the crashed thread is not the signal's");
 	why = (const char *)p + plen - 1 - c.err_len;
 	if (why[c.err_len] || memchr(why, 0, c.err_len))
 		return bad(off, "crash chunk: malformed message");
 	th.tid = c.tid;
-	th.crashed = c.flags & CT_CRASHED;
-	th.has_regs = c.flags & CT_REGS;
+	th.crashed = c.flags & BTS_CRASH_CRASHED;
+	th.has_regs = c.flags & BTS_CRASH_REGS;
 	for (int i = 0; i < 27; i++)
 		c.regs[i] = le64toh(c.regs[i]);
 	memcpy(&th.regs, c.regs, sizeof(th.regs));
 	if (c.err_len) {
-		/* Out of the file's bytes: they may change (trace_guard.c). */
-		th.unwind_error = bts_trace_keep(t, why, c.err_len + 1);
+		/* Out of the file's bytes: they may change (reader_guard.c). */
+		th.unwind_error = bts_reader_keep(t, why, c.err_len + 1);
 		if (!th.unwind_error)
 			return bts_fail(BTS_E_NOMEM, "trace index");
 	}
-	if (BTS_ARRAY_RESERVE(cr->threads, cr->cap, cr->info.nthreads + 1))
+	if (BTS_ARRAY_RESERVE(cr->threads, cr->capthreads, cr->info.nthreads + 1))
 		return bts_fail(BTS_E_NOMEM, "trace index");
 	err = rd_frames(&th, p + sizeof(c), c.nframes, off);
 	if (err)
@@ -226,28 +154,25 @@ static int rd_thread(struct bts_trace *t, struct bts_tproc_ext *pe,
 	return 0;
 }
 
-int bts_rd_crash(struct bts_trace *t, const uint8_t *p, size_t plen, size_t off)
+int bts_read_crash_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
+			 size_t off)
 {
+	struct trace_process *proc;
 	struct bts_chunk_crash c;
-	struct bts_tproc_ext *pe;
-	long proc;
 
 	if (plen < sizeof(c))
 		return bad(off, "crash chunk is too short");
 	memcpy(&c, p, sizeof(c));
 	c.pid = le32toh(c.pid);
 	c.part = le32toh(c.part);
-	proc = bts_tindex_process(t, c.pid);
-	if (proc < 0)
+	proc = bts_reader_process(t, c.pid);
+	if (!proc)
 		return bad(off, "crash of a process that has not appeared");
 	if (c.part != BTS_CRASH_SIGNAL && c.part != BTS_CRASH_THREAD)
 		return bad(off, "crash chunk: unknown part");
-	pe = bts_tprocs_get(t, proc);
-	if (!pe)
-		return bts_fail(BTS_E_NOMEM, "trace index");
 	if (c.part == BTS_CRASH_SIGNAL)
-		return rd_signal(pe, c.pid, p + sizeof(c), plen - sizeof(c), off);
-	return rd_thread(t, pe, p + sizeof(c), plen - sizeof(c), off);
+		return rd_signal(proc, p + sizeof(c), plen - sizeof(c), off);
+	return rd_thread(t, proc, p + sizeof(c), plen - sizeof(c), off);
 }
 
 /* ------------------------------------------------------------ accessors */
@@ -255,9 +180,9 @@ int bts_rd_crash(struct bts_trace *t, const uint8_t *p, size_t plen, size_t off)
 const struct bts_crash_info *bts_trace_crash(const struct bts_trace *t,
 					     pid_t pid)
 {
-	const struct bts_tproc_ext *pe = t ? bts_tprocs_find(t, pid) : NULL;
+	const struct trace_process *p = t ? bts_reader_process(t, pid) : NULL;
 
-	return pe && pe->crash ? &pe->crash->info : NULL;
+	return p && p->crash ? &p->crash->info : NULL;
 }
 
 pid_t bts_trace_crashed(const struct bts_trace *t)
@@ -265,7 +190,7 @@ pid_t bts_trace_crashed(const struct bts_trace *t)
 	if (!t)
 		return 0;
 	for (size_t i = 0; i < t->nprocs; i++)
-		if (bts_trace_crash(t, t->procs[i].info.pid))
+		if (t->procs[i].crash)
 			return t->procs[i].info.pid;
 	return 0;
 }
@@ -273,9 +198,9 @@ pid_t bts_trace_crashed(const struct bts_trace *t)
 const struct bts_crash_thread *
 bts_trace_crash_thread(const struct bts_trace *t, pid_t pid, size_t i)
 {
-	const struct bts_tproc_ext *pe = t ? bts_tprocs_find(t, pid) : NULL;
+	const struct trace_process *p = t ? bts_reader_process(t, pid) : NULL;
 
-	if (!pe || !pe->crash || i >= pe->crash->info.nthreads)
+	if (!p || !p->crash || i >= p->crash->info.nthreads)
 		return NULL;
-	return &pe->crash->threads[i];
+	return &p->crash->threads[i];
 }

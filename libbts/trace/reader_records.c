@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Reading a thread's records: its batches in order, raw ones from the
+ * file's bytes, compact ones through reader_compact.c's cache.
+ */
+#include <endian.h>
+
+#include "trace/reader.h"
+
+void bts_trace_records(const struct bts_trace *t, size_t thread,
+		       struct bts_rec_iter *it)
+{
+	*it = (struct bts_rec_iter){ .trace = t, .thread = thread };
+}
+
+static int next_compact(struct bts_rec_iter *it, const struct trace_thread *th,
+			struct ptbts_record *rec)
+{
+	const struct ptbts_record *r;
+	int err = bts_reader_compact_batch(it->trace, it->thread, it->batch,
+					   &r);
+
+	if (err) {
+		/* Stop here: a caller looping while the result is non-zero ends. */
+		it->batch = th->nbatches;
+		return err;
+	}
+	*rec = r[it->index++];
+	return 1;
+}
+
+int bts_rec_next(struct bts_rec_iter *it, struct ptbts_record *rec)
+{
+	const struct trace_thread *th;
+
+	if (!it->trace || it->thread >= it->trace->nthreads)
+		return 0;
+	th = &it->trace->threads[it->thread];
+	while (it->batch < th->nbatches) {
+		const struct trace_batch *b = &th->batches[it->batch];
+
+		if (it->index < b->count) {
+			int err;
+
+			if (b->compact)
+				return next_compact(it, th, rec);
+			err = bts_reader_check_batch(it->trace, it->thread, it->batch);
+			if (err) {
+				/* As next_compact(): a loop on the result ends. */
+				it->batch = th->nbatches;
+				return err;
+			}
+			/* memcpy: a buffer given to open_mem may be unaligned. */
+			memcpy(rec, it->trace->buf + b->off + it->index * sizeof(*rec),
+			       sizeof(*rec));
+			rec->from = le64toh(rec->from);
+			rec->to = le64toh(rec->to);
+			rec->flags = le64toh(rec->flags);
+			it->index++;
+			return 1;
+		}
+		if (!b->compact)
+			bts_reader_drop(it->trace, b->off, b->count * sizeof(*rec));
+		it->batch++;
+		it->index = 0;
+	}
+	return 0;
+}
+
+int bts_rec_seek(struct bts_rec_iter *it, uint64_t index)
+{
+	const struct trace_thread *th;
+	size_t lo = 0, hi;
+
+	if (!it || !it->trace || it->thread >= it->trace->nthreads)
+		return 0;
+	th = &it->trace->threads[it->thread];
+	/* The first batch that ends past @index: ends only grow. */
+	for (hi = th->nbatches; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (th->batches[mid].first + th->batches[mid].count > index)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	it->batch = lo;
+	it->index = lo < th->nbatches ? index - th->batches[lo].first : 0;
+	return lo < th->nbatches;
+}
+
+int bts_trace_format(const struct bts_trace *t)
+{
+	for (size_t i = 0; t && i < t->nthreads; i++)
+		for (size_t j = 0; j < t->threads[i].nbatches; j++)
+			if (t->threads[i].batches[j].compact)
+				return BTS_FORMAT_COMPACT;
+	return BTS_FORMAT_RAW;
+}
