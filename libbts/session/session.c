@@ -217,9 +217,8 @@ int bts_resume(struct bts_session *s, struct bts_thread *t, int sig)
 	/* Killed where it stands (stop_session); one that exits goes on dying. */
 	if (s->stop && s->spawned && !t->exiting)
 		return 0;
-	r = ptrace(t->stepping ? t->resume_op :
-		   s->lazy && t->ctl_step ? PTRACE_SINGLESTEP : PTRACE_CONT,
-		   t->tid, 0, (void *)(long)sig);
+	r = ptrace(s->ops->resume_request ? s->ops->resume_request(s, t) :
+		   PTRACE_CONT, t->tid, 0, (void *)(long)sig);
 	/* ESRCH: killed meanwhile; its exit is on the way. */
 	if (r == 0 || errno == ESRCH)
 		t->running = true;

@@ -56,6 +56,8 @@ struct bts_source_ops {
 	/* What the source holds of @t's records, to the session's writer. */
 	void (*drain)(struct bts_session *s, struct bts_thread *t);
 
+	/* The ptrace request that resumes @t; NULL: PTRACE_CONT, it runs. */
+	int (*resume_request)(struct bts_session *s, struct bts_thread *t);
 	/*
 	 * A signal-delivery-stop of a started @t (a step report, a trap, a
 	 * signal): the signal to deliver, 0 when the stop was the source's.

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-/* Branch sources: their names, and which of them work on this machine. */
+/*
+ * Branch sources: the table of those that drive a recording session, their
+ * names, and which of them work on this machine.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <sys/ptrace.h>

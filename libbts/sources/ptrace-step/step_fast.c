@@ -25,7 +25,7 @@
  * (self-modifying code, code mapped anew), gives a gap marker and the
  * thread goes on from where it is: never a wrong record.
  *
- * i386 programs (issue 9) run the same way: their blocks are decoded as
+ * i386 programs run the same way: their blocks are decoded as
  * 32-bit code (each block knows its mode, so that a 64-bit process of the
  * same session never uses a 32-bit block), their branches are carried out
  * on 4-byte words, and int $0x80 (and sysenter, which comes back past the

@@ -351,6 +351,17 @@ static void step_exec(struct bts_session *s, struct bts_thread *t)
 		bts_step_exec(s, t);
 }
 
+/*
+ * Its own step or branch stop; untraced (a debugger that has not enabled
+ * branch tracing yet), only the debugger's single step.
+ */
+static int step_resume_request(struct bts_session *s, struct bts_thread *t)
+{
+	if (t->stepping)
+		return t->resume_op;
+	return s->lazy && t->ctl_step ? PTRACE_SINGLESTEP : PTRACE_CONT;
+}
+
 static int step_signal_stop(struct bts_session *s, struct bts_thread *t,
 			    const struct bts_stop_event *ev)
 {
@@ -408,6 +419,7 @@ const struct bts_source_ops bts_ptrace_step_ops = {
 	.pick = step_pick,
 	.attach = bts_step_start,
 	.exec = step_exec,
+	.resume_request = step_resume_request,
 	.signal = step_signal_stop,
 	.syscall = bts_fast_syscall,
 	.exiting = bts_fast_sync,	/* the direct jumps it ran, first */
