@@ -26,6 +26,11 @@ int bts_status_field(const char *path, const char *field, int base,
 		     unsigned long long *val);
 /* Whether @sig is in the signal mask @mask_field ("SigPnd", "SigCgt"). */
 bool bts_proc_sig_in(pid_t tid, const char *mask_field, int sig);
+/*
+ * Whether @sig would end the process of @tid: not caught, not ignored,
+ * and its default action terminates.
+ */
+bool bts_proc_sig_fatal(pid_t tid, int sig);
 
 static inline pid_t bts_proc_ppid(pid_t pid)
 {

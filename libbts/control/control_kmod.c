@@ -11,7 +11,7 @@
  *
  * What the module keeps in the thread while it records, the debugger must
  * neither see nor undo:
- *   - its trap flag: masked in every register read (bts_thread_getregs),
+ *   - its trap flag: masked in every register read (the source's getregs),
  *     set again in every write;
  *   - the instruction it has pending (the one about to run, which it
  *     classifies at the next trap): a breakpoint hit leaves it at the
@@ -26,22 +26,28 @@
 #include <string.h>
 #include <sys/ptrace.h>
 
-#include "control/control_kmod.h"
+#include "control/control_source.h"
 #include "session/session.h"
+#include "sources/kmod/kmod.h"
 
 #define REC sizeof(struct ptbts_record)
 #define EFLAGS_TF 0x100ull
 
 static bool recording(const struct bts_thread *t)
 {
-	return t->kmod && t->kmod->attached;
+	return bts_kmod_thr(t) && bts_kmod_thr(t)->attached;
 }
 
-void bts_kmod_ctl_init(struct bts_session *s)
+/*
+ * No thread records until the debugger enables it; any thread attached so
+ * far is let go.
+ */
+static void init(struct bts_control *c)
 {
+	struct bts_session *s = bts_control_session(c);
 	size_t i;
 
-	s->kmod->lazy = true;
+	bts_kmod_of(s)->lazy = true;
 	/* Stopped (spawned, or seized and stopped): the module drops its flag. */
 	for (i = 0; i < s->nthreads; i++)
 		bts_kmod_forget(s, s->threads[i]);
@@ -55,7 +61,7 @@ static int count(struct bts_session *s, struct bts_kmod_thread *kt,
 	long r;
 
 	if (!kt->count_ok) {
-		r = bts_kmod_ioctl(s->kmod, PTBTS_IOC_STATUS, (unsigned long)&st);
+		r = bts_kmod_ioctl(bts_kmod_of(s), PTBTS_IOC_STATUS, (unsigned long)&st);
 		if (r)
 			return bts_fail(BTS_E_SRCH, "thread %d: status: %s",
 					(int)kt->ktid, strerror((int)-r));
@@ -72,10 +78,11 @@ static int not_recording(const struct bts_thread *t)
 			(int)t->tid);
 }
 
-int bts_kmod_ctl_trace(struct bts_session *s, struct bts_thread *t,
-		       uint64_t *oldest, uint64_t *written)
+static int trace(struct bts_control *c, struct bts_thread *t,
+		 uint64_t *oldest, uint64_t *written)
 {
-	struct bts_kmod_thread *kt = t->kmod;
+	struct bts_session *s = bts_control_session(c);
+	struct bts_kmod_thread *kt = bts_kmod_thr(t);
 	uint64_t n = 0;
 	int err;
 
@@ -93,10 +100,11 @@ int bts_kmod_ctl_trace(struct bts_session *s, struct bts_thread *t,
 	return 0;
 }
 
-int bts_kmod_ctl_record(struct bts_session *s, struct bts_thread *t,
-			uint64_t n, struct ptbts_record *rec)
+static int record(struct bts_control *c, struct bts_thread *t, uint64_t n,
+		  struct ptbts_record *rec)
 {
-	struct bts_kmod_thread *kt = t->kmod;
+	struct bts_session *s = bts_control_session(c);
+	struct bts_kmod_thread *kt = bts_kmod_thr(t);
 	uint64_t cnt = 0, oldest, written;
 	int err;
 
@@ -124,13 +132,11 @@ int bts_kmod_ctl_record(struct bts_session *s, struct bts_thread *t,
 
 /* ------------------------------------------------------------ running */
 
-int bts_kmod_ctl_resume(struct bts_session *s, struct bts_thread *t,
-			int action, int sig)
+static int resume_thread(struct bts_thread *t, int action, int sig)
 {
 	struct user_regs_struct regs;
 	int op = action == BTS_RESUME_STEP ? PTRACE_SINGLESTEP : PTRACE_CONT;
 
-	(void)s;
 	if (action != BTS_RESUME_STEP && action != BTS_RESUME_CONT)
 		return bts_fail(BTS_E_INVAL, "resume action %d", action);
 	if (op == PTRACE_SINGLESTEP) {
@@ -144,12 +150,20 @@ int bts_kmod_ctl_resume(struct bts_session *s, struct bts_thread *t,
 	t->ctl_step = op == PTRACE_SINGLESTEP;
 	t->held = false;
 	t->held_sig = 0;
-	if (t->kmod)
-		t->kmod->count_ok = false;
+	if (bts_kmod_thr(t))
+		bts_kmod_thr(t)->count_ok = false;
 	if (ptrace(op, t->tid, 0, (void *)(long)sig) && errno != ESRCH)
 		return bts_fail_errno(BTS_E_SRCH, "resuming %d", (int)t->tid);
 	t->running = true;	/* ESRCH: killed meanwhile, its exit is on the way */
 	return 0;
+}
+
+/* The module records: the debugger's resume is ptrace's, as asked. */
+static void resume(struct bts_control *c, struct bts_thread *t, int action,
+		   int sig)
+{
+	(void)c;
+	resume_thread(t, action, sig);
 }
 
 /*
@@ -168,11 +182,15 @@ static void drop_stray_tf(struct bts_thread *t, struct user_regs_struct *regs)
 	ptrace(PTRACE_SETREGS, t->tid, 0, regs);
 }
 
-bool bts_kmod_ctl_stepped(struct bts_session *s, struct bts_thread *t)
+/* The module records: a step's trap is the debugger's only. */
+static bool stepped(struct bts_control *c, struct bts_thread *t,
+		    bool *to_session)
 {
+	struct bts_session *s = bts_control_session(c);
 	struct user_regs_struct regs;
 	bool ours = t->ctl_step;
 
+	*to_session = false;
 	t->running = false;
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0) {
 		if (ours && t->fresh && regs.rip == t->pc) {
@@ -207,7 +225,7 @@ bool bts_kmod_ctl_stepped(struct bts_session *s, struct bts_thread *t)
 static int reattach(struct bts_session *s, struct bts_thread *t,
 		    const struct user_regs_struct *regs)
 {
-	struct bts_kmod_thread *kt = t->kmod;
+	struct bts_kmod_thread *kt = bts_kmod_thr(t);
 	uint64_t n = 0, size = kt->size;
 	int err = count(s, kt, &n);
 
@@ -224,13 +242,14 @@ static int reattach(struct bts_session *s, struct bts_thread *t,
 		bts_kmod_forget(s, t);
 		return err;
 	}
-	t->kmod->base = n;
+	bts_kmod_thr(t)->base = n;
 	return 0;
 }
 
-int bts_kmod_ctl_setregs(struct bts_session *s, struct bts_thread *t,
-			 const struct user_regs_struct *r)
+static int setregs(struct bts_control *c, struct bts_thread *t,
+		   struct user_regs_struct *r)
 {
+	struct bts_session *s = bts_control_session(c);
 	struct user_regs_struct old, regs = *r;
 
 	if (!recording(t)) {
@@ -251,33 +270,17 @@ int bts_kmod_ctl_setregs(struct bts_session *s, struct bts_thread *t,
 
 /* ------------------------------------------------ enabling, disabling */
 
-static struct bts_thread *live(struct bts_session *s, pid_t tid)
+static int enable(struct bts_control *c, struct bts_thread *t, uint64_t size,
+		  uint64_t *actual)
 {
-	struct bts_thread *t = bts_thread_find(s, tid);
-
-	return t && !t->shadow ? t : NULL;
-}
-
-int bts_control_btrace_enable(struct bts_control *c, pid_t tid, uint64_t size,
-			      uint64_t *actual)
-{
-	struct bts_session *s = c ? bts_control_session(c) : NULL;
-	struct bts_thread *t = s ? live(s, tid) : NULL;
+	struct bts_session *s = bts_control_session(c);
 	int err;
 
-	if (!t || !actual)
-		return bts_fail(BTS_E_SRCH, "no thread %d", (int)tid);
-	if (!s->kmod) {
-		/* ptrace-step records every thread from the first enable on. */
-		bts_step_unpause(s);
-		*actual = size;
-		return 0;
-	}
 	if (!recording(t)) {
 		bts_kmod_forget(s, t);
 		err = bts_kmod_attach(s, t, size ? size : 1);
 		if (!err && !recording(t))
-			err = bts_fail(BTS_E_SRCH, "thread %d is gone", (int)tid);
+			err = bts_fail(BTS_E_SRCH, "thread %d is gone", (int)t->tid);
 		if (err == -BTS_E_NOMEM)
 			err = bts_fail(BTS_E_NOMEM, "a buffer of %llu bytes cannot be "
 				       "locked in memory (RLIMIT_MEMLOCK: raise ulimit "
@@ -288,19 +291,24 @@ int bts_control_btrace_enable(struct bts_control *c, pid_t tid, uint64_t size,
 			return err;
 		}
 	}
-	*actual = t->kmod->size;
+	*actual = bts_kmod_thr(t)->size;
 	return 0;
 }
 
-int bts_control_btrace_disable(struct bts_control *c, pid_t tid)
+/* Stopped: the module drops its flag, the pages are unpinned. */
+static void disable(struct bts_control *c, struct bts_thread *t)
 {
-	struct bts_session *s = c ? bts_control_session(c) : NULL;
-	struct bts_thread *t = s ? live(s, tid) : NULL;
-
-	if (!t)
-		return bts_fail(BTS_E_SRCH, "no thread %d", (int)tid);
-	/* Stopped: the module drops its flag, the pages are unpinned. */
-	if (s->kmod)
-		bts_kmod_forget(s, t);
-	return 0;
+	bts_kmod_forget(bts_control_session(c), t);
 }
+
+const struct bts_ctl_source bts_ctl_kmod_step = {
+	.id = PTBTS_SOURCE_KMOD_STEP,
+	.init = init,
+	.stepped = stepped,
+	.resume = resume,
+	.setregs = setregs,
+	.trace = trace,
+	.record = record,
+	.enable = enable,
+	.disable = disable,
+};

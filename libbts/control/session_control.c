@@ -8,8 +8,9 @@
  * event the debugger cares about (its breakpoint, a completed step, a
  * signal, an interrupt), every other thread is interrupted and held.  The
  * session's own event loop still handles every report, so the records stay
- * exact; a held thread is one that bts_resume() leaves stopped
- * (bts_control_hold), keeping the signal it would have been resumed with.
+ * exact; a held thread is one that bts_resume() leaves stopped (the hold
+ * hook registered with the session), keeping the signal it would have been
+ * resumed with.
  *
  * The debugger's breakpoints are int3s in the source's table
  * (breakpoints.h), so that bts_read_code() hides them like the source's
@@ -31,11 +32,12 @@
 #include <unistd.h>
 
 #include "control/control_events.h"
-#include "control/control_kmod.h"
+#include "control/control_source.h"
 #include "session/session.h"
 
 struct bts_control {
 	struct bts_session *s;
+	const struct bts_ctl_source *src;	/* what its source does */
 	bool hold_all;		/* stopping everything: hold whoever stops */
 	int sigfd;		/* SIGCHLD: a report is waiting */
 	sigset_t oldmask;
@@ -51,11 +53,11 @@ struct bts_control {
 	struct ctl_queues q;	/* pending events, queued resumes */
 };
 
-/* ------------------------------------------------------- session hooks */
+/* ------------------------------------------ hooks given to the session */
 
-bool bts_control_hold(struct bts_session *s, struct bts_thread *t, int sig)
+static bool hook_hold(void *arg, struct bts_thread *t, int sig)
 {
-	struct bts_control *c = s->ctl;
+	struct bts_control *c = arg;
 
 	if (t->shadow || !(t->held || c->hold_all))
 		return false;
@@ -75,10 +77,9 @@ static bool user_bp(const struct bts_control *c, uint64_t addr)
 	return false;
 }
 
-bool bts_control_stop_at(struct bts_session *s, struct bts_thread *t,
-			 uint64_t pc)
+static bool hook_stop_at(void *arg, struct bts_thread *t, uint64_t pc)
 {
-	struct bts_control *c = s->ctl;
+	struct bts_control *c = arg;
 
 	return t->held || c->hold_all || user_bp(c, pc);
 }
@@ -196,7 +197,7 @@ static bool at_user_bp(struct bts_control *c, struct bts_thread *t)
 	regs.rip--;
 	if (ptrace(PTRACE_SETREGS, t->tid, 0, &regs))
 		return false;
-	bts_fast_sync(c->s, t);
+	bts_session_sync(c->s, t);
 	t->ctl_step = false;
 	t->held = true;
 	t->held_sig = 0;
@@ -213,50 +214,18 @@ static bool is_site_trap(struct bts_control *c, struct bts_thread *t)
 	       bts_bp_lookup(&c->s->bps, regs.rip - 1, NULL);
 }
 
-static bool in_group_stop(int status)
-{
-	int sig = WSTOPSIG(status);
-
-	return WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_STOP &&
-	       (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
-		sig == SIGTTOU);
-}
-
-/*
- * The trap of a thread stepped from inside a syscall (an exec's, an
- * interrupted one's) that comes as the syscall ends: the instruction has
- * not run yet, the debugger's step is still to be done.
- */
-static bool step_not_run(struct bts_control *c, struct bts_thread *t)
-{
-	struct user_regs_struct regs;
-
-	return t->has_pending && t->fresh && !t->fast &&
-	       bts_thread_getregs(c->s, t, &regs) == 0 && regs.rip == t->pc;
-}
-
-/* step_not_run() for a thread that runs untraced (prepare_step()). */
-static bool lazy_step_not_run(struct bts_control *c, struct bts_thread *t)
-{
-	struct user_regs_struct regs;
-	bool fresh = t->fresh;
-
-	t->fresh = false;
-	return fresh && bts_thread_getregs(c->s, t, &regs) == 0 && regs.rip == t->pc;
-}
-
 /*
  * An exec: the session takes the new image on (its source starts again at
  * the entry), the thread is held there and the debugger hears of it.  The
  * debugger's breakpoints went with the old image; it sets them again.
  */
-static void on_exec(struct bts_control *c, pid_t tid, int status)
+static void on_exec(struct bts_control *c, const struct bts_stop_event *ev)
 {
 	bool hold = c->hold_all;
 
 	c->nbps = 0;
 	c->hold_all = true;	/* whoever the session resumes stays */
-	bts_session_report(c->s, tid, status);
+	bts_session_dispatch(c->s, ev);
 	c->hold_all = hold;
 	ctl_event_drop(&c->q, c->s->pid);
 	if (thread(c, c->s->pid))
@@ -264,23 +233,21 @@ static void on_exec(struct bts_control *c, pid_t tid, int status)
 }
 
 /*
- * One waitpid() report: what it means to the debugger is decided first,
- * then the session handles it as always (and holds the thread).
+ * One stop: what it means to the debugger is decided first, then the
+ * session handles it as always (and holds the thread).
  */
-static void on_report(struct bts_control *c, pid_t tid, int status)
+static void on_event(struct bts_control *c, const struct bts_stop_event *ev)
 {
-	struct bts_thread *t = bts_thread_find(c->s, tid);
-	siginfo_t si;
-	int sig;
+	struct bts_thread *t = bts_thread_find(c->s, ev->tid);
+	pid_t tid = ev->tid;
+	int sig = ev->sig;
 
 	/* A vfork child's exec (a shadow) is no concern of the debugger's. */
-	if (WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_EXEC &&
-	    !(t && t->shadow)) {
-		on_exec(c, tid, status);
+	if (ev->kind == BTS_EV_EXEC && !(t && t->shadow)) {
+		on_exec(c, ev);
 		return;
 	}
-
-	if (t && c->hold_all && in_group_stop(status)) {
+	if (t && c->hold_all && ev->kind == BTS_EV_GROUP_STOP) {
 		/*
 		 * Interrupted in a job-control stop: it stays stopped here
 		 * rather than LISTENing again, which would never report.
@@ -290,56 +257,42 @@ static void on_report(struct bts_control *c, pid_t tid, int status)
 		t->held_sig = 0;
 		return;
 	}
-	if (!t || !is_live(t) || !t->started || !WIFSTOPPED(status) ||
-	    status >> 16 || WSTOPSIG(status) == BTS_SYSCALL_STOP ||
-	    ptrace(PTRACE_GETSIGINFO, tid, 0, &si)) {
-		bts_session_report(c->s, tid, status);
+	if (!t || !is_live(t) || !t->started || !bts_ev_sigstop(ev)) {
+		bts_session_dispatch(c->s, ev);
 		return;
 	}
-	sig = WSTOPSIG(status);
-	if (sig == SIGTRAP && si.si_code == SI_KERNEL && at_user_bp(c, t))
+	if (ev->kind == BTS_EV_TRAP && at_user_bp(c, t))
 		return;
-	/* kmod-step: the module records; a step's trap is the debugger's only. */
-	if (c->s->kmod && bts_step_report(&si)) {
-		if (bts_kmod_ctl_stepped(c->s, t))
+	if (ev->kind == BTS_EV_STEP) {
+		bool to_session;
+
+		/* The end of a debugger's step, or the source's own trap. */
+		if (c->src->stepped(c, t, &to_session))
 			thread_event(c, BTS_STOP_STEP, tid, SIGTRAP, 0);
-		return;
-	}
-	/* ptrace-step before the first enable: a step's trap is the debugger's. */
-	if (c->s->lazy && !t->stepping && bts_step_report(&si)) {
-		t->running = false;
-		if (t->ctl_step && lazy_step_not_run(c, t)) {
-			bts_resume(c->s, t, 0);		/* the step is still to come */
-		} else if (t->ctl_step) {
-			t->ctl_step = false;
-			t->held = true;
-			t->held_sig = 0;
-			thread_event(c, BTS_STOP_STEP, tid, SIGTRAP, 0);
-		} else {
-			bts_resume(c->s, t, 0);
-		}
-		return;
-	}
-	if (bts_step_report(&si)) {
-		if (t->ctl_step && !step_not_run(c, t)) {
-			t->ctl_step = false;
-			t->held = true;
-			thread_event(c, BTS_STOP_STEP, tid, SIGTRAP, 0);
-		}
-	} else if (si.si_code == SI_TKILL && si.si_pid == getpid() &&
+		if (!to_session)
+			return;
+	} else if (ev->si.si_code == SI_TKILL && ev->si.si_pid == getpid() &&
 		   ctl_inject_take(&c->q, tid, sig)) {
 		/*
 		 * The debugger's own signal (inject()): delivered as it asked,
 		 * its handler's entry recorded as for the program's signals.
 		 */
-	} else if (!(sig == SIGTRAP && si.si_code == SI_KERNEL &&
-		     is_site_trap(c, t))) {
+	} else if (!(ev->kind == BTS_EV_TRAP && is_site_trap(c, t))) {
 		/* A signal of the program's: the debugger sees it first. */
 		t->ctl_step = false;
 		t->held = true;
 		thread_event(c, BTS_STOP_SIGNAL, tid, sig, 0);
 	}
-	bts_session_report(c->s, tid, status);
+	bts_session_dispatch(c->s, ev);
+}
+
+/* One waitpid() report, decoded. */
+static void on_report(struct bts_control *c, pid_t tid, int status)
+{
+	struct bts_stop_event ev;
+
+	bts_stop_decode(tid, status, &ev);
+	on_event(c, &ev);
 }
 
 /*
@@ -350,7 +303,7 @@ static pid_t next_report(struct bts_control *c, int *status, int flags)
 {
 	pid_t tid;
 
-	if (bts_lift_next(c->s, &tid, status))
+	if (bts_session_held(c->s, false, &tid, status))
 		return tid;
 	return waitpid(-1, status, __WALL | flags);
 }
@@ -387,7 +340,7 @@ static void stop_all(struct bts_control *c)
 		    !c->s->threads[i]->lifted)
 			ptrace(PTRACE_INTERRUPT, c->s->threads[i]->tid, 0, 0);
 	for (;;) {
-		if (bts_lift_next(c->s, &tid, &status)) {
+		if (bts_session_held(c->s, false, &tid, &status)) {
 			on_report(c, tid, status);
 			continue;
 		}
@@ -412,7 +365,7 @@ static void stop_all(struct bts_control *c)
 		if (t->lift_held)
 			continue;	/* its report is still to be handled */
 		/* The direct jumps run so far, for a reader of the records. */
-		bts_fast_sync(c->s, t);
+		bts_session_sync(c->s, t);
 	}
 }
 
@@ -557,50 +510,6 @@ void bts_control_interrupt(struct bts_control *c)
 
 /* ------------------------------------------------------------ resuming */
 
-/* Nothing ran since @t stopped: its source starts again from where it is. */
-static void reenter(struct bts_control *c, struct bts_thread *t,
-		    struct user_regs_struct *regs, bool gap)
-{
-	/* Untraced (before the first enable): no source state to renew. */
-	if (!t->stepping)
-		return;
-	bts_fast_sync(c->s, t);
-	bts_fast_relift(c->s, t);
-	t->sig_entry = false;
-	if (gap && !t->in_gap) {
-		bts_thread_emit(c->s, t, 0, PTBTS_GAP_UNKNOWN, PTBTS_KIND_GAP);
-		t->in_gap = true;
-	}
-	bts_fast_enter(c->s, t, regs, (long)regs->orig_rax >= 0, false, false);
-}
-
-/* One instruction, for real: the source records it as a single step. */
-static int prepare_step(struct bts_control *c, struct bts_thread *t)
-{
-	struct user_regs_struct regs;
-	int err = bts_thread_getregs(c->s, t, &regs);
-
-	if (err)
-		return err;
-	bts_fast_sync(c->s, t);
-	bts_fast_relift(c->s, t);
-	if (bts_bp_lookup(&c->s->bps, regs.rip, NULL)) {
-		bts_bp_remove(&c->s->bps, regs.rip);
-		t->lifted = regs.rip;
-	}
-	if (t->stepping) {
-		t->fast = false;
-		t->resume_op = PTRACE_SINGLESTEP;
-		bts_step_set_pending(c->s, t, &regs, (long)regs.orig_rax >= 0);
-	} else {
-		/* Untraced: where it is, to know a trap that comes first. */
-		t->pc = regs.rip;
-		t->fresh = (long)regs.orig_rax >= 0;
-	}
-	t->ctl_step = true;
-	return 0;
-}
-
 /*
  * A pending breakpoint hit that no longer holds: the debugger removed the
  * breakpoint or moved the thread.  gdbserver drops those too.
@@ -661,12 +570,10 @@ int bts_control_resume(struct bts_control *c, pid_t tid, int action, int sig)
  * records (from the interrupted pc).  The signal @t stopped with is
  * dropped, as the resume would have dropped it.
  */
-static void inject(struct bts_control *c, struct bts_thread *t, int sig)
+void bts_control_inject(struct bts_control *c, struct bts_thread *t, int sig)
 {
-	struct user_regs_struct regs;
-
-	if (t->held_sig && !bts_thread_getregs(c->s, t, &regs))
-		reenter(c, t, &regs, false);
+	if (t->held_sig && c->src->drop_signal)
+		c->src->drop_signal(c, t);
 	t->held_sig = 0;
 	if (!syscall(SYS_tgkill, c->s->pid, t->tid, sig) &&
 	    ctl_inject_add(&c->q, t->tid, sig))
@@ -685,7 +592,7 @@ static void keep_signals(struct bts_control *c)
 		struct bts_thread *t = thread(c, c->q.rs[i].tid);
 
 		if (t && t->held && c->q.rs[i].sig)
-			inject(c, t, c->q.rs[i].sig);
+			bts_control_inject(c, t, c->q.rs[i].sig);
 	}
 	c->q.nrs = 0;
 }
@@ -693,8 +600,6 @@ static void keep_signals(struct bts_control *c)
 static void run_resume(struct bts_control *c, const struct ctl_resume *r)
 {
 	struct bts_thread *t = thread(c, r->tid);
-	struct user_regs_struct regs;
-	int sig;
 
 	if (!t || !t->held)
 		return;
@@ -703,22 +608,7 @@ static void run_resume(struct bts_control *c, const struct ctl_resume *r)
 		t->held = false;
 		return;
 	}
-	if (c->s->kmod) {	/* the module records (control_kmod.c) */
-		bts_kmod_ctl_resume(c->s, t, r->action, r->sig);
-		return;
-	}
-	if (t->held_sig && !r->sig && !bts_thread_getregs(c->s, t, &regs))
-		reenter(c, t, &regs, false);	/* the debugger drops the signal */
-	sig = r->sig;
-	if (sig && sig != t->held_sig) {
-		inject(c, t, sig);
-		sig = 0;
-	}
-	if (r->action == BTS_RESUME_STEP && prepare_step(c, t))
-		return;		/* gone meanwhile: it stays as it is */
-	t->held = false;
-	t->held_sig = 0;
-	bts_resume(c->s, t, sig);
+	c->src->resume(c, t, r->action, r->sig);
 }
 
 static void run_queued(struct bts_control *c)
@@ -750,32 +640,17 @@ int bts_control_getregs(struct bts_control *c, pid_t tid, struct bts_regs *r)
 	return 0;
 }
 
-/*
- * New registers: the source starts again from them.  A new pc is a jump
- * the program did not make: a gap in the history, never a branch.
- */
+/* New registers: the source starts again from them. */
 int bts_control_setregs(struct bts_control *c, pid_t tid,
 			const struct bts_regs *r)
 {
 	struct bts_thread *t = thread(c, tid);
-	struct user_regs_struct old, regs;
+	struct user_regs_struct regs;
 
 	if (!t || !t->held)
 		return bts_fail(BTS_E_SRCH, "no stopped thread %d", (int)tid);
 	memcpy(&regs, r, sizeof(regs));
-	if (c->s->kmod)		/* the module's flag and pc (control_kmod.c) */
-		return bts_kmod_ctl_setregs(c->s, t, &regs);
-	if (bts_thread_getregs(c->s, t, &old))
-		return bts_fail(BTS_E_SRCH, "registers of %d", (int)tid);
-	bts_fast_sync(c->s, t);
-	if (ptrace(PTRACE_SETREGS, tid, 0, &regs))
-		return bts_fail_errno(BTS_E_INVAL, "registers of %d", (int)tid);
-	if (bts_thread_getregs(c->s, t, &regs))
-		return bts_fail(BTS_E_SRCH, "registers of %d", (int)tid);
-	/* Other registers are read where they matter (at a branch site). */
-	if (t->stepping && regs.rip != old.rip)
-		reenter(c, t, &regs, true);
-	return 0;
+	return c->src->setregs(c, t, &regs);
 }
 
 int bts_control_getfpregs(struct bts_control *c, pid_t tid, void *fxsave)
@@ -832,15 +707,7 @@ static int plant(struct bts_control *c, uint64_t addr)
 /* Whether a thread's source counts on the int3 at @addr. */
 static bool site_in_use(struct bts_control *c, uint64_t addr)
 {
-	size_t i;
-
-	for (i = 0; i < c->s->nthreads; i++) {
-		const struct bts_thread *t = c->s->threads[i];
-
-		if ((t->fast && t->blk.site == addr) || t->lifted == addr)
-			return true;
-	}
-	return false;
+	return c->src->site_in_use && c->src->site_in_use(c, addr);
 }
 
 /*
@@ -875,10 +742,8 @@ ssize_t bts_control_write(struct bts_control *c, uint64_t addr,
 	for (i = 0; i < c->nbps; i++)
 		if (c->bps[i] >= addr && c->bps[i] - addr < len)
 			plant(c, c->bps[i]);
-	for (i = 0; i < s->nthreads; i++)
-		if (s->threads[i]->fast && s->threads[i]->blk.site >= addr &&
-		    s->threads[i]->blk.site - addr < len)
-			bts_bp_plant(&s->bps, s->threads[i]->blk.site);
+	if (c->src->code_written)
+		c->src->code_written(c, addr, len);
 	if (n < 0)
 		return bts_fail_errno(BTS_E_IO, "writing at 0x%llx",
 				      (unsigned long long)addr);
@@ -933,51 +798,75 @@ int bts_control_trace(struct bts_control *c, pid_t tid, uint64_t *oldest,
 		      uint64_t *written)
 {
 	struct bts_thread *t = thread(c, tid);
-	uint64_t w;
 
 	if (!t)
 		return bts_fail(BTS_E_SRCH, "no thread %d", (int)tid);
-	if (c->s->kmod)		/* the module's buffer (control_kmod.c) */
-		return bts_kmod_ctl_trace(c->s, t, oldest, written);
-	w = bts_ring_written(&t->ring);
-	*written = w;
-	*oldest = w > t->ring.cap ? w - t->ring.cap : 0;
-	return 0;
+	return c->src->trace(c, t, oldest, written);
 }
 
 int bts_control_record(struct bts_control *c, pid_t tid, uint64_t n,
 		       struct ptbts_record *rec)
 {
 	struct bts_thread *t = thread(c, tid);
-	uint64_t w;
 
 	if (!t)
 		return bts_fail(BTS_E_SRCH, "no thread %d", (int)tid);
-	if (c->s->kmod)
-		return bts_kmod_ctl_record(c->s, t, n, rec);
-	w = bts_ring_written(&t->ring);
-	if (n >= w || w - n > t->ring.cap)
-		return bts_fail(BTS_E_INVAL, "record %llu is not held",
-				(unsigned long long)n);
-	*rec = t->ring.recs[n % t->ring.cap];
+	return c->src->record(c, t, n, rec);
+}
+
+int bts_control_btrace_enable(struct bts_control *c, pid_t tid, uint64_t size,
+			      uint64_t *actual)
+{
+	struct bts_thread *t = c ? thread(c, tid) : NULL;
+
+	if (!t || !actual)
+		return bts_fail(BTS_E_SRCH, "no thread %d", (int)tid);
+	return c->src->enable(c, t, size, actual);
+}
+
+int bts_control_btrace_disable(struct bts_control *c, pid_t tid)
+{
+	struct bts_thread *t = c ? thread(c, tid) : NULL;
+
+	if (!t)
+		return bts_fail(BTS_E_SRCH, "no thread %d", (int)tid);
+	if (c->src->disable)
+		c->src->disable(c, t);
 	return 0;
 }
 
 /* ------------------------------------------------------ life and death */
 
+/* The sources a debugger can drive, and what each does differently. */
+static const struct bts_ctl_source *const ctl_sources[] = {
+	&bts_ctl_ptrace_step,
+	&bts_ctl_kmod_step,
+};
+
+static const struct bts_ctl_source *ctl_source(const struct bts_session *s)
+{
+	if (!(s->ops->caps & BTS_SRC_DEBUGGER))
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(ctl_sources); i++)
+		if (ctl_sources[i]->id == s->source)
+			return ctl_sources[i];
+	return NULL;
+}
+
 int bts_control_new(struct bts_session *s, struct bts_control **out)
 {
+	const struct bts_ctl_source *src;
 	struct bts_control *c;
 	sigset_t mask;
 
 	if (!s || !out)
 		return bts_fail(BTS_E_INVAL, "control: no session");
-	if (s->source != PTBTS_SOURCE_PTRACE_STEP &&
-	    s->source != PTBTS_SOURCE_KMOD_STEP)
+	src = ctl_source(s);
+	if (!src)
 		return bts_fail(BTS_E_NOSOURCE, "a debugger can drive the ptrace-step "
 				"and kmod-step sources only, not %s",
 				bts_source_name(s->source));
-	if (s->ctl)
+	if (s->hooks.arg)
 		return bts_fail(BTS_E_INVAL, "the session has a debugger already");
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -996,14 +885,16 @@ int bts_control_new(struct bts_session *s, struct bts_control **out)
 		return bts_fail_errno(BTS_E_INTERNAL, "signalfd");
 	}
 	c->s = s;
-	s->ctl = c;
-	if (s->kmod)		/* threads record once enabled (control_kmod.c) */
-		bts_kmod_ctl_init(s);
+	c->src = src;
+	s->hooks = (struct bts_session_hooks){
+		.hold = hook_hold, .stop_at = hook_stop_at, .arg = c,
+	};
+	if (src->init)
+		src->init(c);
 	/* Whatever runs (an attach's threads on their way to a stop) stops. */
 	stop_all(c);
-	/* ptrace-step: full speed until the debugger enables branch tracing. */
-	if (!s->kmod)
-		bts_step_pause(s);
+	if (src->ready)
+		src->ready(c);
 	*out = c;
 	return 0;
 }
@@ -1043,7 +934,7 @@ static void release(struct bts_control *c)
 	struct bts_session *s = c->s;
 	size_t i;
 
-	if (!s->ctl)
+	if (s->hooks.arg != c)
 		return;
 	for (i = 0; i < c->nbps; i++)
 		if (!site_in_use(c, c->bps[i]))
@@ -1060,7 +951,7 @@ static void release(struct bts_control *c)
 	c->nbps = 0;
 	ctl_queues_clear(&c->q);
 	c->resuming = c->fresh = false;
-	s->ctl = NULL;
+	memset(&s->hooks, 0, sizeof(s->hooks));
 }
 
 int bts_control_detach(struct bts_control *c)

@@ -23,7 +23,7 @@ bool bts_crash_fatal(pid_t tid, int sig, const siginfo_t *si)
 {
 	if (sig <= 0 || sig == SIGKILL || sig == SIGSTOP)
 		return false;
-	if (!bts_fast_fatal(tid, sig))
+	if (!bts_proc_sig_fatal(tid, sig))
 		return false;	/* handled, ignored, or ignored by default */
 	/* Sent by a process while blocked: it stays pending, nobody dies now. */
 	return !(si->si_code <= 0 && bts_proc_sig_in(tid, "SigBlk", sig));
@@ -31,32 +31,22 @@ bool bts_crash_fatal(pid_t tid, int sig, const siginfo_t *si)
 
 /*
  * A stop that came instead of the interrupt's: the thread's own step or
- * branch stop is taken into its records first; anything else (a signal
- * of its own) does not matter to a process about to die.
+ * branch stop is taken into its records first (by its source); anything
+ * else (a signal of its own) does not matter to a process about to die.
  */
 static void stopped_other(struct bts_session *s, struct bts_thread *u,
-			  int status)
+			  const struct bts_stop_event *ev)
 {
-	siginfo_t si;
-
-	if (status >> 16 || !u->started || !u->stepping)
+	if (!u->started || !u->stepping)
 		return;
-	if (WSTOPSIG(status) == BTS_SYSCALL_STOP) {
-		bts_fast_syscall(s, u);
-		return;
-	}
-	if (ptrace(PTRACE_GETSIGINFO, u->tid, 0, &si))
-		return;
-	if (bts_step_report(&si))
-		bts_step_trap(s, u);
-	else if (WSTOPSIG(status) == SIGTRAP)
-		bts_fast_site(s, u, &si);
+	bts_session_own_stop(s, u, ev);
 }
 
 /* Stops every running thread of @p but @ct; reaps those that end meanwhile. */
 static void stop_others(struct bts_session *s, struct bts_proc *p,
 			struct bts_thread *ct)
 {
+	struct bts_stop_event ev;
 	int status;
 	size_t i;
 
@@ -77,20 +67,22 @@ static void stop_others(struct bts_session *s, struct bts_proc *p,
 		r = waitpid(u->tid, &status, __WALL);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
-			if (r < 0)
-				u->running = false;
-			else
-				bts_reap(s, u, status);	/* removes it: i stays */
+		if (r < 0) {
+			u->running = false;
+			continue;
+		}
+		bts_stop_decode(r, status, &ev);
+		if (bts_ev_gone(&ev)) {
+			bts_reap(s, u, status);	/* removes it: i stays */
 			continue;
 		}
 		u->running = false;
-		stopped_other(s, u, status);
+		stopped_other(s, u, &ev);
 		i++;
 	}
 	for (i = 0; i < s->nthreads; i++)
-		if (s->threads[i]->proc == p && s->threads[i]->fast)
-			bts_fast_sync(s, s->threads[i]);
+		if (s->threads[i]->proc == p)
+			bts_session_sync(s, s->threads[i]);
 }
 
 /* The others run on (to their end, with the process). */

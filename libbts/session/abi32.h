@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
- * 32-bit (i386) programs on the 64-bit kernel (issue 9, item 5).  Their
+ * 32-bit (i386) programs on the 64-bit kernel.  Their
  * registers come through PTRACE_GETREGS in the 64-bit layout (eip in rip,
  * the syscall number in orig_rax); what differs is how their code decodes
  * and how they enter the kernel (int $0x80, sysenter through the vDSO's

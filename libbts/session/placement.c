@@ -38,7 +38,7 @@ int bts_place_init(struct bts_session *s, int placement, int cpu)
 	case BTS_CPU_NONE:
 		return 0;
 	case BTS_CPU_AUTO:
-		if (s->source != PTBTS_SOURCE_PTRACE_STEP)
+		if (!(s->ops->caps & BTS_SRC_PLACE))
 			return 0;
 		cpu = sched_getcpu();
 		if (cpu < 0)
@@ -47,7 +47,7 @@ int bts_place_init(struct bts_session *s, int placement, int cpu)
 	case BTS_CPU_PIN:
 		if (cpu < 0 || cpu >= CPU_SETSIZE)
 			return bts_fail(BTS_E_INVAL, "CPU %d does not exist", cpu);
-		if (s->source != PTBTS_SOURCE_PTRACE_STEP)
+		if (!(s->ops->caps & BTS_SRC_PLACE))
 			return 0;
 		break;
 	default:

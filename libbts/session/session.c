@@ -3,19 +3,13 @@
  * The event loop of a recording session.
  *
  * One waitpid(-1, __WALL) loop serves every traced thread.  Each report is
- * an exit, or a stop of one of these kinds, told apart by the event in the
- * status' high bits and, for SIGTRAP, by the siginfo:
- *   - a step report (SIGTRAP from the single-step or the syscall-exit trap,
- *     or the kernel's stop at a signal handler's entry): the source learns
- *     where the last instruction went, and the thread steps on;
- *   - a signal-delivery-stop: the signal is passed on as it would arrive
- *     without ptrace;
- *   - PTRACE_EVENT_STOP: a new thread's first stop, an interrupt, the end
- *     of a group-stop (all SIGTRAP), or a group-stop (a stop signal: the
- *     thread LISTENs, stopped as the job-control user expects);
- *   - CLONE / EXEC / EXIT events.
- * A thread whose stop is reported before the clone event of its creator is
- * added when first seen: both orders happen.
+ * decoded into an event (stop_event.c) and dispatched: a thread's end is
+ * reaped; a step report or a trap goes to the source, which learns where
+ * the thread went; a signal of the program's is passed on as it would
+ * arrive without ptrace; a group-stop LISTENs, stopped as the job-control
+ * user expects; clone, fork, exec and exit events keep the thread and
+ * process tables.  A thread whose stop is reported before the clone event
+ * of its creator is added when first seen: both orders happen.
  */
 #include <elf.h>
 #include <errno.h>
@@ -28,8 +22,8 @@
 
 #include "session/abi32.h"
 #include "session/session.h"
-#include "util/opts.h"
 #include "trace/writer.h"
+#include "util/opts.h"
 
 void bts_note_err(struct bts_session *s, int err)
 {
@@ -64,28 +58,22 @@ int bts_session_opts_take(const struct bts_session_opts *opts,
 }
 
 /*
- * kmod-bts when asked for; kmod-step when asked for, or for auto when the
- * module offers it; then
- * perf-bts likewise (RING mode only); else ptrace-step, whose working shows
- * when the tracee is seized: no probe (a fork) for it here.
+ * The first source of the table (fastest first) that takes @want in
+ * @mode; else why the one asked for cannot record.  ptrace-step, whose
+ * working shows when the tracee is seized, is last and probes nothing.
  */
-static int pick_source(int want, int mode)
+static int pick_source(int want, int mode, const struct bts_source_ops **ops)
 {
 	struct bts_source_info info[8];
 	int i, n;
 
-	if (want == 0 || want == BTS_SOURCE_AUTO ||
-	    want == PTBTS_SOURCE_KMOD_STEP || want == PTBTS_SOURCE_KMOD_BTS) {
-		n = bts_kmod_pick(want);
+	for (i = 0; bts_source_table[i]; i++) {
+		n = bts_source_table[i]->pick(want, mode);
+		if (n > 0)
+			*ops = bts_source_table[i];
 		if (n)
 			return n;
 	}
-	n = bts_perf_pick(want, mode);
-	if (n)
-		return n;
-	if (want == 0 || want == BTS_SOURCE_AUTO ||
-	    want == PTBTS_SOURCE_PTRACE_STEP)
-		return PTBTS_SOURCE_PTRACE_STEP;
 	n = bts_probe_sources(info, ARRAY_SIZE(info));
 	for (i = 0; i < n && i < (int)ARRAY_SIZE(info); i++)
 		if (info[i].source == want)
@@ -109,6 +97,7 @@ static bool single_step_mode(void)
 int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
 		    struct bts_session **out)
 {
+	const struct bts_source_ops *ops = NULL;
 	struct bts_session_opts o;
 	struct bts_session *s;
 	int err, source;
@@ -125,7 +114,7 @@ int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
 	if (o.buffer_size > (1ULL << 40))
 		return bts_fail(BTS_E_INVAL, "a buffer of %llu bytes is too large",
 				(unsigned long long)o.buffer_size);
-	source = pick_source(o.source, o.mode);
+	source = pick_source(o.source, o.mode, &ops);
 	if (source < 0)
 		return source;
 	s = calloc(1, sizeof(*s));
@@ -143,6 +132,7 @@ int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
 	s->single = single_step_mode();
 	s->pid = pid;
 	s->source = source;
+	s->ops = ops;
 	s->mode = o.mode;
 	s->buffer_size = o.buffer_size ? o.buffer_size : BTS_DEFAULT_BUFFER;
 	s->w = o.writer;
@@ -153,18 +143,12 @@ int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
 		bts_session_free(s);
 		return bts_fail(BTS_E_NOMEM, "crash pattern");
 	}
-	if (source == PTBTS_SOURCE_KMOD_STEP || source == PTBTS_SOURCE_KMOD_BTS) {
-		err = bts_kmod_open(s);
-		if (err) {
-			bts_session_free(s);
-			return err;
-		}
-	}
-	/* Issue 5: placement and bounds (placement.c, limits.c). */
-	err = bts_limits_init(s, o.max_size, o.duration_ms);
+	err = ops->open ? ops->open(s) : 0;
+	if (!err)
+		err = bts_limits_init(s, o.max_size, o.duration_ms);
 	if (!err)
 		err = bts_place_init(s, o.cpu_placement, o.cpu);
-	if (!err && !s->kmod)
+	if (!err && ops->caps & BTS_SRC_SKIP)
 		err = bts_skip_init(s, o.skip);
 	if (err) {
 		bts_session_free(s);
@@ -174,7 +158,7 @@ int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
 	return 0;
 }
 
-/* ELFCLASS64 of the running image (x32 and i386 are refused for now). */
+/* Whether the running image is ELFCLASS64 (1), ELFCLASS32 (0), or -BTS_E_*. */
 int bts_proc_is_64bit(pid_t pid)
 {
 	unsigned char id[EI_NIDENT];
@@ -222,7 +206,7 @@ int bts_session_write_start(struct bts_session *s)
 			err = bts_fail(BTS_E_NOMEM, "exe path");
 		if (!err)
 			err = bts_writer_process(s->w, s->pid, bts_proc_ppid(s->pid), exe);
-		if (!err && s->cur && s->cur->abi32)	/* issue 9 */
+		if (!err && s->cur && s->cur->abi32)
 			err = bts_writer_abi(s->w, s->pid, 32);
 		free(exe);
 		if (err)
@@ -236,18 +220,23 @@ int bts_resume(struct bts_session *s, struct bts_thread *t, int sig)
 {
 	long r;
 
-	if (s->ctl && bts_control_hold(s, t, sig))
+	if (s->hooks.hold && s->hooks.hold(s->hooks.arg, t, sig))
 		return 0;	/* a debugger keeps it stopped */
 	/* Killed where it stands (stop_session); one that exits goes on dying. */
 	if (s->stop && s->spawned && !t->exiting)
 		return 0;
-	r = ptrace(t->stepping ? t->resume_op :
-		   s->lazy && t->ctl_step ? PTRACE_SINGLESTEP : PTRACE_CONT,
-		   t->tid, 0, (void *)(long)sig);
+	r = ptrace(s->ops->resume_request ? s->ops->resume_request(s, t) :
+		   PTRACE_CONT, t->tid, 0, (void *)(long)sig);
 	/* ESRCH: killed meanwhile; its exit is on the way. */
 	if (r == 0 || errno == ESRCH)
 		t->running = true;
 	return r == 0 ? 0 : -errno;
+}
+
+bool bts_session_stop_at(struct bts_session *s, struct bts_thread *t,
+			 uint64_t pc)
+{
+	return s->hooks.stop_at && s->hooks.stop_at(s->hooks.arg, t, pc);
 }
 
 /* A thread is gone: its records, its exit, and the main status. */
@@ -269,68 +258,34 @@ void bts_reap(struct bts_session *s, struct bts_thread *t, int status)
 	bts_thread_remove(s, t);
 }
 
-#ifndef TRAP_UNK
-#define TRAP_UNK 5
-#endif
-
-/*
- * SIGTRAPs the stepping itself causes: the debug trap (TRAP_TRACE), the
- * syscall-exit report (TRAP_BRKPT on x86) and the stop at a signal
- * handler's entry (ptrace_notify: si_code SIGTRAP).  A SIGTRAP sent by
- * kill() or raised by int3 is a signal of the program's.
- */
-bool bts_step_report(const siginfo_t *si)
+static void on_interrupt(struct bts_session *s, struct bts_thread *t)
 {
-	return si->si_signo == SIGTRAP &&
-	       (si->si_code == TRAP_TRACE || si->si_code == TRAP_BRKPT ||
-		si->si_code == TRAP_UNK);
-}
-
-static bool group_stop_sig(int sig)
-{
-	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
-	       sig == SIGTTOU;
-}
-
-static void on_event_stop(struct bts_session *s, struct bts_thread *t, int sig)
-{
-	if (group_stop_sig(sig)) {
-		/* Stopped as without ptrace; SIGCONT ends it with a new trap. */
-		if (ptrace(PTRACE_LISTEN, t->tid, 0, 0) == 0 || errno == ESRCH)
-			t->running = true;
-		return;
-	}
-	if (!t->started && s->kmod)
-		bts_kmod_start(s, t);
-	else if (!t->started && s->source == PTBTS_SOURCE_PERF_BTS)
-		bts_perf_start(s, t);
-	else if (!t->started)
-		bts_step_start(s, t);
+	if (!t->started)
+		s->ops->attach(s, t);
 	bts_resume(s, t, 0);
 }
 
-static void on_clone(struct bts_session *s, struct bts_thread *t)
+/* Stopped as without ptrace; SIGCONT ends it with a new interrupt stop. */
+static void on_group_stop(struct bts_thread *t)
 {
-	unsigned long msg = 0;
-	struct bts_thread *nt;
+	if (ptrace(PTRACE_LISTEN, t->tid, 0, 0) == 0 || errno == ESRCH)
+		t->running = true;
+}
 
+static void on_clone(struct bts_session *s, struct bts_thread *t, pid_t child)
+{
+	struct bts_thread *nt;
 	bool early;
 
-	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg) == 0 &&
-	    bts_fork_clone_event(s, t, (pid_t)msg)) {
+	if (bts_fork_clone_event(s, t, child)) {
 		/* A clone that is a process: a child, as a fork's. */
-	} else if (msg && !bts_thread_find(s, (pid_t)msg)) {
+	} else if (child && !bts_thread_find(s, child)) {
 		/* A clone that is no thread, its first stop already seen. */
-		early = bts_fork_forget(s, (pid_t)msg);
+		early = bts_fork_forget(s, child);
 		nt = NULL;
-		bts_note_err(s, bts_thread_add(s, (pid_t)msg, &nt));
+		bts_note_err(s, bts_thread_add(s, child, &nt));
 		if (early && nt) {
-			if (s->kmod)
-				bts_kmod_start(s, nt);
-			else if (s->source == PTBTS_SOURCE_PERF_BTS)
-				bts_perf_start(s, nt);
-			else
-				bts_step_start(s, nt);
+			s->ops->attach(s, nt);
 			bts_resume(s, nt, 0);
 		}
 	}
@@ -339,15 +294,13 @@ static void on_clone(struct bts_session *s, struct bts_thread *t)
 
 /* A non-leader exec'd: it takes the leader's tid, the old leader vanishes. */
 static struct bts_thread *exec_takeover(struct bts_session *s,
-					struct bts_thread *leader)
+					struct bts_thread *leader, pid_t former)
 {
-	unsigned long former = 0;
 	struct bts_thread *t;
 
-	if (ptrace(PTRACE_GETEVENTMSG, leader->tid, 0, &former) ||
-	    (pid_t)former == leader->tid)
+	if (former == leader->tid)
 		return leader;
-	t = bts_thread_find(s, (pid_t)former);
+	t = bts_thread_find(s, former);
 	if (!t)
 		return leader;
 	bts_thread_flush(s, leader);
@@ -357,110 +310,140 @@ static struct bts_thread *exec_takeover(struct bts_session *s,
 	return t;
 }
 
-static void on_stop(struct bts_session *s, struct bts_thread *t, int status)
+static void on_exec(struct bts_session *s, struct bts_thread *t, pid_t former)
 {
-	int sig = WSTOPSIG(status), event = status >> 16;
-	siginfo_t si;
+	if (t->shadow) {
+		/* A vfork child with its own memory now: let it go. */
+		ptrace(PTRACE_DETACH, t->tid, 0, 0);
+		bts_thread_remove(s, t);
+		return;
+	}
+	t = exec_takeover(s, t, former);
+	s->ops->exec(s, t);
+	bts_resume(s, t, 0);
+}
 
-	t->running = false;
-	switch (event) {
-	case PTRACE_EVENT_STOP:
-		on_event_stop(s, t, sig);
-		return;
-	case PTRACE_EVENT_CLONE:
-		on_clone(s, t);
-		return;
-	case PTRACE_EVENT_FORK:
-	case PTRACE_EVENT_VFORK:
-		bts_fork_event(s, t, event == PTRACE_EVENT_VFORK);
-		bts_resume(s, t, 0);
-		return;
-	case PTRACE_EVENT_EXEC:
-		if (t->shadow) {
-			/* A vfork child with its own memory now: let it go. */
-			ptrace(PTRACE_DETACH, t->tid, 0, 0);
-			bts_thread_remove(s, t);
-			return;
-		}
-		t = exec_takeover(s, t);
-		if (s->kmod)
-			bts_kmod_exec(s, t);
-		else if (s->source == PTBTS_SOURCE_PERF_BTS)
-			bts_perf_exec(s, t);
-		else if (!bts_fork_exec(s, t))
-			bts_step_exec(s, t);
-		bts_resume(s, t, 0);
-		return;
-	case PTRACE_EVENT_EXIT:
-		bts_fast_sync(s, t);	/* the direct jumps it ran, first */
-		t->exiting = true;
-		t->stepping = false;
-		bts_resume(s, t, 0);
-		return;
-	case 0:
-		break;
-	default:
-		bts_resume(s, t, 0);
-		return;
-	}
-	if (sig == BTS_SYSCALL_STOP) {
-		bts_fast_syscall(s, t);
-		bts_resume(s, t, 0);
-		return;
-	}
-	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si))
-		return;		/* killed meanwhile */
+/* A signal-delivery-stop: the source's own trap, or the program's signal. */
+static void on_signal(struct bts_session *s, struct bts_thread *t,
+		      const struct bts_stop_event *ev)
+{
+	int sig = ev->sig;
+
 	if (!t->started) {
 		/* A signal before the first stop: pass it, start later. */
 		bts_resume(s, t, sig);
 		return;
 	}
-	if (s->kmod || s->source == PTBTS_SOURCE_PERF_BTS) {
-		/* The module (or the CPU) records: every signal is the program's. */
-		if (s->on_crash)
-			bts_crash_check(s, t, sig, &si);
-		bts_resume(s, t, sig);
-		return;
-	}
-	if (bts_step_report(&si)) {
-		bts_step_trap(s, t);
-		bts_resume(s, t, 0);
-		return;
-	}
-	sig = bts_step_signal(s, t, sig, &si);
+	/* Without a signal op, every signal is the program's. */
+	if (s->ops->signal)
+		sig = s->ops->signal(s, t, ev);
 	if (sig && s->on_crash)
-		bts_crash_check(s, t, sig, &si);
+		bts_crash_check(s, t, sig, &ev->si);
 	bts_resume(s, t, sig);
 }
 
-static void on_report(struct bts_session *s, pid_t tid, int status)
+static void on_stop(struct bts_session *s, struct bts_thread *t,
+		    const struct bts_stop_event *ev)
 {
-	struct bts_thread *t = bts_thread_find(s, tid);
-
-	if (WIFEXITED(status) || WIFSIGNALED(status)) {
-		if (t)
-			bts_reap(s, t, status);
+	t->running = false;
+	switch (ev->kind) {
+	case BTS_EV_GROUP_STOP:
+		on_group_stop(t);
+		return;
+	case BTS_EV_INTERRUPT:
+		on_interrupt(s, t);
+		return;
+	case BTS_EV_CLONE:
+		on_clone(s, t, (pid_t)ev->msg);
+		return;
+	case BTS_EV_FORK:
+	case BTS_EV_VFORK:
+		bts_fork_event(s, t, (pid_t)ev->msg, ev->kind == BTS_EV_VFORK);
+		bts_resume(s, t, 0);
+		return;
+	case BTS_EV_EXEC:
+		on_exec(s, t, (pid_t)ev->msg);
+		return;
+	case BTS_EV_EXIT:
+		if (s->ops->exiting)
+			s->ops->exiting(s, t);
+		t->exiting = true;
+		t->stepping = false;
+		bts_resume(s, t, 0);
+		return;
+	case BTS_EV_SYSCALL:
+		if (s->ops->syscall)
+			s->ops->syscall(s, t);
+		bts_resume(s, t, 0);
+		return;
+	case BTS_EV_GONE:
+		return;		/* killed meanwhile */
+	case BTS_EV_SIGNAL:
+	case BTS_EV_STEP:
+	case BTS_EV_TRAP:
+		on_signal(s, t, ev);
+		return;
+	default:
+		bts_resume(s, t, 0);
 		return;
 	}
-	if (!WIFSTOPPED(status))
+}
+
+void bts_session_dispatch(struct bts_session *s, const struct bts_stop_event *ev)
+{
+	struct bts_thread *t = bts_thread_find(s, ev->tid);
+
+	if (bts_ev_gone(ev)) {
+		if (t)
+			bts_reap(s, t, ev->status);
+		return;
+	}
+	if (!bts_ev_stopped(ev))
 		return;
 	if (t) {
 		bts_proc_enter(s, t->proc);
 	} else {
-		if (bts_fork_child_stop(s, tid))
+		if (bts_fork_child_stop(s, ev->tid))
 			return;
 		/* A new thread whose first stop beat its creator's clone event. */
-		if (bts_thread_add(s, tid, &t)) {
-			ptrace(PTRACE_DETACH, tid, 0, 0);
+		if (bts_thread_add(s, ev->tid, &t)) {
+			ptrace(PTRACE_DETACH, ev->tid, 0, 0);
 			return;
 		}
 	}
-	on_stop(s, t, status);
+	on_stop(s, t, ev);
+}
+
+bool bts_session_own_stop(struct bts_session *s, struct bts_thread *t,
+			  const struct bts_stop_event *ev)
+{
+	return s->ops->own_stop && s->ops->own_stop(s, t, ev);
+}
+
+void bts_session_sync(struct bts_session *s, struct bts_thread *t)
+{
+	if (s->ops->sync)
+		s->ops->sync(s, t);
+}
+
+bool bts_session_held(struct bts_session *s, bool all_stopped, pid_t *tid,
+		      int *status)
+{
+	return s->ops->held && s->ops->held(s, all_stopped, tid, status);
+}
+
+void bts_session_restore(struct bts_session *s)
+{
+	if (s->ops->restore)
+		s->ops->restore(s);
 }
 
 void bts_session_report(struct bts_session *s, pid_t tid, int status)
 {
-	on_report(s, tid, status);
+	struct bts_stop_event ev;
+
+	bts_stop_decode(tid, status, &ev);
+	bts_session_dispatch(s, &ev);
 }
 
 /* Every thread that is stopped and not yet resumed starts running. */
@@ -492,7 +475,7 @@ static void kill_all(struct bts_session *s)
 			break;
 		}
 		t = bts_thread_find(s, tid);
-		if (WIFSTOPPED(status))
+		if (bts_status_stopped(status))
 			ptrace(PTRACE_CONT, tid, 0, 0);
 		else if (t)
 			bts_reap(s, t, status);
@@ -510,7 +493,7 @@ static void stop_session(struct bts_session *s)
 	if (s->spawned) {
 		/* Dead before its int3s come out: nothing runs untraced. */
 		kill(s->pid, SIGKILL);
-		bts_step_restore(s);
+		bts_session_restore(s);
 		kill_all(s);
 	} else {
 		bts_note_err(s, bts_detach_all(s));
@@ -537,17 +520,17 @@ int bts_session_run(struct bts_session *s)
 	while (s->nthreads) {
 		bts_limits_check(s);	/* --duration */
 		bts_session_sync_due(s);
-		if (bts_lift_next(s, &tid, &status)) {
-			/* Held while an int3 was out (step_hold.c): its report now. */
-			on_report(s, tid, status);
+		if (bts_session_held(s, false, &tid, &status)) {
+			/* Kept back by the source (step_hold.c): its report now. */
+			bts_session_report(s, tid, status);
 			continue;
 		}
 		if (s->stop) {
 			stop_session(s);
 			break;
 		}
-		if (s->kmod)
-			tid = bts_kmod_wait(s, &status);
+		if (s->ops->wait)
+			tid = s->ops->wait(s, &status);
 		else
 			tid = waitpid(-1, &status, __WALL);
 		if (tid < 0) {
@@ -558,7 +541,7 @@ int bts_session_run(struct bts_session *s)
 			bts_note_err(s, bts_fail_errno(BTS_E_INTERNAL, "waitpid"));
 			continue;
 		}
-		on_report(s, tid, status);
+		bts_session_report(s, tid, status);
 	}
 	drop_all(s);
 	return s->err;
@@ -609,7 +592,8 @@ void bts_session_free(struct bts_session *s)
 		stop_session(s);
 		drop_all(s);
 	}
-	bts_kmod_close(s);
+	if (s->ops && s->ops->close)
+		s->ops->close(s);
 	bts_place_release(s);
 	bts_skip_free(s);
 	bts_procs_free(s);

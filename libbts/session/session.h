@@ -1,18 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * A recording session: the traced threads, their rings, the known maps,
- * and the hooks of the branch source that drives them.
+ * and the source that records them (sources/source.h).
  *
  * session.c          the event loop (waitpid, dispatch, stop)
+ * stop_event.c       a ptrace stop decoded into an event, for every client
  * session_spawn.c    starting a program traced from its first instruction
  * session_attach.c   attaching to a running process, and detaching
  * session_threads.c  the thread table, rings, records to the writer
  * session_fork.c     processes: the main one and the children followed
- * crash*.c, unwind.c the flight recorder's crash traces (--on-crash)
- * step_source.c      the ptrace-step source, single-stepping
- * step_fast.c        the ptrace-step source, one stop per basic block
- * step_emulate.c     branches carried out by the tracer
- * breakpoints.c      the int3s planted, and the bytes under them
+ * ../crash/          the flight recorder's crash traces (--on-crash)
+ * ../sources/NAME/   the sources; ptrace-step's state is still in the
+ *                    thread (the fields of step_*.c below)
  */
 #ifndef BTS_SESSION_H
 #define BTS_SESSION_H
@@ -24,8 +23,8 @@
 #include "sources/ptrace-step/breakpoints.h"
 #include "decode/insn.h"
 #include "internal.h"
-#include "sources/kmod/kmod.h"
-#include "sources/perf-bts/perf_bts.h"
+#include "session/stop_event.h"
+#include "sources/source.h"
 
 #define BTS_DEFAULT_BUFFER	(4u << 20)
 
@@ -107,8 +106,7 @@ struct bts_thread {
 	int lift_status;	/* its report, handed on once the int3 is back */
 	uint64_t sigret_from;	/* in rt_sigreturn from this syscall insn */
 
-	struct bts_kmod_thread *kmod;	/* kmod sources: its buffer; else NULL */
-	struct bts_perf_ring *perf;	/* perf-bts: its event; else NULL */
+	void *src;		/* its source's state (sources/NAME/) */
 
 	/* session_control.c: a debugger keeps it stopped (see bts_resume). */
 	bool held;
@@ -123,6 +121,18 @@ struct bts_fork {
 	bool known;		/* the parent's event came: @vfork is known */
 	bool vfork;		/* shares its parent's memory (vfork, CLONE_VM) */
 	struct bts_proc *parent;	/* known with the event */
+};
+
+/*
+ * What a debugger (session_control.c) registers to have its say: @hold is
+ * asked by bts_resume() first (true: @t stays stopped, @sig kept for
+ * later); a source carries out no branch at a pc where @stop_at says the
+ * debugger wants the thread to stop.  @arg is theirs; NULL: no debugger.
+ */
+struct bts_session_hooks {
+	bool (*hold)(void *arg, struct bts_thread *t, int sig);
+	bool (*stop_at)(void *arg, struct bts_thread *t, uint64_t pc);
+	void *arg;
 };
 
 struct bts_session {
@@ -156,8 +166,9 @@ struct bts_session {
 	bool exited;
 	int status;
 
-	struct bts_kmod *kmod;	/* kmod sources: the device; else NULL */
-	struct bts_control *ctl; /* a debugger's control (session_control.c) */
+	const struct bts_source_ops *ops;	/* the source that records */
+	void *src;		/* its state (sources/NAME/) */
+	struct bts_session_hooks hooks;	/* a debugger's, when one controls it */
 	/*
 	 * ptrace-step under a debugger that has not enabled branch tracing
 	 * yet: threads run untraced (PTRACE_CONT), no int3 of the source's
@@ -165,7 +176,7 @@ struct bts_session {
 	 */
 	bool lazy;
 
-	/* Issue 7 (session_fork.c, crash.c). */
+	/* The processes (session_fork.c, crash/). */
 	struct bts_proc **procs;
 	size_t nprocs, capprocs;
 	struct bts_proc *cur;	/* the process whose maps are in @maps */
@@ -175,7 +186,7 @@ struct bts_session {
 	bool on_crash;		/* flight recorder: crash traces only */
 	char *crash_pattern;
 
-	/* Issue 5 (placement.c, skip.c, limits.c). */
+	/* Placement and bounds (placement.c, skip.c, limits.c). */
 	int cpu;		/* tracer and program share it; -1: not placed */
 	bool placed;		/* @tracer_mask is to be put back */
 	bool prog_saved;	/* @prog_mask: an attached process' own */
@@ -201,9 +212,32 @@ int bts_session_opts_take(const struct bts_session_opts *opts,
 int bts_session_write_start(struct bts_session *s);
 void bts_note_err(struct bts_session *s, int err);
 int bts_resume(struct bts_session *s, struct bts_thread *t, int sig);
+/* Whether a debugger wants @t to stop at @pc (struct bts_session_hooks). */
+bool bts_session_stop_at(struct bts_session *s, struct bts_thread *t,
+			 uint64_t pc);
 int bts_proc_is_64bit(pid_t pid);
 void bts_reap(struct bts_session *s, struct bts_thread *t, int status);
-bool bts_step_report(const siginfo_t *si);
+/* One decoded stop (or end) of a traced thread, handled by the recording. */
+void bts_session_dispatch(struct bts_session *s, const struct bts_stop_event *ev);
+/* One waitpid() report: decoded, then dispatched. */
+void bts_session_report(struct bts_session *s, pid_t tid, int status);
+/*
+ * A stop of @t's that came instead of the one asked for (an interrupt): the
+ * source takes its own step, syscall or site stop into @t's records, and
+ * the thread stays stopped.  True when the stop was the source's.
+ */
+bool bts_session_own_stop(struct bts_session *s, struct bts_thread *t,
+			  const struct bts_stop_event *ev);
+/* @t is stopped and stays so a while: its source records what it ran. */
+void bts_session_sync(struct bts_session *s, struct bts_thread *t);
+/*
+ * A report the source kept back, due before the next wait: true and
+ * *@tid, *@status.  @all_stopped: no thread runs.
+ */
+bool bts_session_held(struct bts_session *s, bool all_stopped, pid_t *tid,
+		      int *status);
+/* Every change the source made to the program's code comes out. */
+void bts_session_restore(struct bts_session *s);
 
 /* session_sync.c: the file holds what was recorded up to a second ago */
 void bts_session_sync_due(struct bts_session *s);
@@ -265,9 +299,10 @@ size_t bts_code_span(struct bts_session *s, uint64_t addr, size_t len);
 void bts_maps_check(struct bts_session *s, uint64_t to);
 
 /*
- * kmod_regs.c: @t's registers (PTRACE_GETREGS) as the program has them:
- * the trap flag a kmod source keeps set is masked.  0 or -errno.  Every
- * register value libbts reports (gdb stub, crash files) comes from here.
+ * session_threads.c: @t's registers as the program has them, from its
+ * source (a kmod source masks the trap flag it keeps set).  0 or -errno.
+ * Every register value libbts reports (gdb stub, crash files) comes from
+ * here.
  */
 int bts_thread_getregs(struct bts_session *s, struct bts_thread *t,
 		       struct user_regs_struct *r);
@@ -290,7 +325,6 @@ void bts_step_set_pending(struct bts_session *s, struct bts_thread *t,
 			  const struct user_regs_struct *regs, bool fresh);
 
 /* step_fast.c: branch stops */
-#define BTS_SYSCALL_STOP (SIGTRAP | 0x80)
 void bts_fast_enter(struct bts_session *s, struct bts_thread *t,
 		    struct user_regs_struct *regs, bool fresh, bool may_run,
 		    bool dirty);
@@ -304,19 +338,7 @@ void bts_fast_relift(struct bts_session *s, struct bts_thread *t);
 void bts_fast_sync(struct bts_session *s, struct bts_thread *t);
 /* The site of the block at @pc gets its int3 (when it has one). */
 void bts_fast_plant_block(struct bts_session *s, pid_t tid, uint64_t pc);
-bool bts_fast_fatal(pid_t tid, int sig);
 
-/*
- * session_control.c: a debugger holds threads stopped.  bts_resume() asks
- * bts_control_hold() first (true: @t stays stopped, @sig kept for later);
- * bts_fast_enter() carries out no branch at a pc where
- * bts_control_stop_at() says the debugger wants the thread to stop.
- */
-bool bts_control_hold(struct bts_session *s, struct bts_thread *t, int sig);
-bool bts_control_stop_at(struct bts_session *s, struct bts_thread *t,
-			 uint64_t pc);
-/* session.c: one waitpid() report, dispatched as the event loop does. */
-void bts_session_report(struct bts_session *s, pid_t tid, int status);
 
 /*
  * step_emulate.c: carries out the branch @br at @pc on @regs (and the
@@ -374,7 +396,8 @@ int bts_proc_exec(struct bts_session *s, struct bts_thread *t, uint64_t *entry);
 void bts_procs_reaped(struct bts_session *s, struct bts_thread *t, int status);
 void bts_procs_kill(struct bts_session *s);
 void bts_procs_free(struct bts_session *s);
-void bts_fork_event(struct bts_session *s, struct bts_thread *t, bool vfork);
+void bts_fork_event(struct bts_session *s, struct bts_thread *t, pid_t child,
+		    bool vfork);
 bool bts_fork_child_stop(struct bts_session *s, pid_t tid);
 bool bts_fork_forget(struct bts_session *s, pid_t pid);
 void bts_fork_kill_shadows(struct bts_session *s);

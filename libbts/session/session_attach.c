@@ -116,7 +116,7 @@ int bts_session_attach(pid_t pid, const struct bts_session_opts *opts,
 	err = check_pid(pid);
 	if (err)
 		return err;
-	/* Issue 9: auto picks ptrace-step for a 32-bit program (abi32.c). */
+	/* auto picks ptrace-step for a 32-bit program (abi32.c). */
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
 	err = bts_session_new(bts_abi32_opts(opts, exe, &o32), pid, &s);
 	if (err)
@@ -133,7 +133,7 @@ int bts_session_attach(pid_t pid, const struct bts_session_opts *opts,
 		err = bts_fail(BTS_E_SRCH, "no process %d", (int)pid);
 	if (!err) {
 		err = bts_proc_is_64bit(pid);
-		if (err == 0 && s->source == PTBTS_SOURCE_PERF_BTS)
+		if (err == 0 && !(s->ops->caps & BTS_SRC_ABI32))
 			err = bts_fail(BTS_E_NOEXEC, "process %d is 32-bit: traced by "
 				       "ptrace-step or kmod-step only", (int)pid);
 	}
@@ -156,16 +156,14 @@ detach:
 /* ------------------------------------------------------------- detaching */
 
 /*
- * One report while quiescing: is the thread now stopped with nothing of
+ * One stop while quiescing: is the thread now stopped with nothing of
  * ours pending?  A completed step's SIGTRAP must be taken off it first, or
  * the detached program would die of it.
  */
-static void quiesce_one(struct bts_session *s, struct bts_thread *t, int status)
+static void quiesce_one(struct bts_session *s, struct bts_thread *t,
+			const struct bts_stop_event *ev)
 {
-	int sig = WSTOPSIG(status), event = status >> 16;
-	unsigned long msg;
 	struct bts_thread *nt;
-	siginfo_t si;
 
 	t->running = false;
 	if (t->shadow) {
@@ -173,39 +171,36 @@ static void quiesce_one(struct bts_session *s, struct bts_thread *t, int status)
 		 * A vfork child: its parent cannot stop before it execs or
 		 * exits, and it shares the memory: every int3 out, let it go.
 		 */
-		bts_step_restore(s);
+		bts_session_restore(s);
 		ptrace(PTRACE_DETACH, t->tid, 0, 0);
 		bts_thread_remove(s, t);
 		return;
 	}
-	switch (event) {
-	case 0:
-		if (sig == BTS_SYSCALL_STOP)
-			return;		/* at a syscall: nothing pending */
-		if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si))
-			return;
-		if (bts_step_report(&si)) {
-			if (t->started)
-				bts_step_trap(s, t);
-		} else if (!t->started || !t->stepping ||
-			   !bts_fast_site(s, t, &si)) {
-			t->detach_sig = sig;
-		}
+	switch (ev->kind) {
+	case BTS_EV_STEP:
+		if (t->started)
+			bts_session_own_stop(s, t, ev);
 		return;
-	case PTRACE_EVENT_STOP:
-		if (sig == SIGTRAP && bts_proc_sig_in(t->tid, "SigPnd", SIGTRAP))
+	case BTS_EV_SIGNAL:
+	case BTS_EV_TRAP:
+		if (!t->started || !bts_session_own_stop(s, t, ev))
+			t->detach_sig = ev->sig;
+		return;
+	case BTS_EV_INTERRUPT:
+		if (ev->sig == SIGTRAP &&
+		    bts_proc_sig_in(t->tid, "SigPnd", SIGTRAP))
 			break;	/* take the step's SIGTRAP first */
 		return;
-	case PTRACE_EVENT_CLONE:
-		if (!ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg) &&
-		    !bts_thread_find(s, (pid_t)msg) &&
-		    !bts_thread_add(s, (pid_t)msg, &nt))
+	case BTS_EV_CLONE:
+		if (ev->msg && !bts_thread_find(s, (pid_t)ev->msg) &&
+		    !bts_thread_add(s, (pid_t)ev->msg, &nt))
 			nt->running = true;
 		return;
-	case PTRACE_EVENT_EXIT:
+	case BTS_EV_EXIT:
 		t->exiting = true;
 		break;
 	default:
+		/* A syscall stop has nothing pending; a gone one is reaped. */
 		return;
 	}
 	if (ptrace(PTRACE_CONT, t->tid, 0, 0) == 0 || errno == ESRCH)
@@ -223,34 +218,27 @@ static bool any_running(struct bts_session *s)
 }
 
 /*
- * The next report while quiescing.  A thread held while an int3 was out
- * (step_hold.c) has its report kept: it comes first, as in
- * bts_session_run().  Once every thread is stopped no one can pass a
- * site unseen, so a lifted int3 goes back in for the held ones' turn.
+ * The next report while quiescing.  A report the source kept back comes
+ * first, as in bts_session_run(); once every thread is stopped, the
+ * source lets the threads it holds have their turn.  The source's wait
+ * (kmod BLOCK: a thread waiting for room stops once it has some).
  */
 static pid_t quiesce_next(struct bts_session *s, int *status)
 {
 	pid_t tid;
-	size_t i;
 
-	if (bts_lift_next(s, &tid, status))
+	if (bts_session_held(s, !any_running(s), &tid, status))
 		return tid;
-	if (!any_running(s) && s->lift_nheld) {
-		for (i = 0; i < s->nthreads; i++)
-			bts_fast_relift(s, s->threads[i]);
-		if (bts_lift_next(s, &tid, status))
-			return tid;
-	}
 	if (!any_running(s))
 		return 0;
-	/* kmod BLOCK: a thread waiting for room stops once it has some. */
-	if (s->kmod)
-		return bts_kmod_wait(s, status);
+	if (s->ops->wait)
+		return s->ops->wait(s, status);
 	return waitpid(-1, status, __WALL);
 }
 
 static void quiesce(struct bts_session *s)
 {
+	struct bts_stop_event ev;
 	struct bts_thread *t;
 	int status;
 	size_t i;
@@ -265,22 +253,23 @@ static void quiesce(struct bts_session *s)
 				continue;
 			break;
 		}
+		bts_stop_decode(tid, status, &ev);
 		t = bts_thread_find(s, tid);
-		if (!t && WIFSTOPPED(status) && bts_fork_child_stop(s, tid))
+		if (!t && bts_ev_stopped(&ev) && bts_fork_child_stop(s, tid))
 			continue;
-		if (!t && WIFSTOPPED(status) && !bts_thread_add(s, tid, &t))
+		if (!t && bts_ev_stopped(&ev) && !bts_thread_add(s, tid, &t))
 			t->running = true;
 		if (!t)
 			continue;
-		if (WIFEXITED(status) || WIFSIGNALED(status))
+		if (bts_ev_gone(&ev))
 			bts_reap(s, t, status);
-		else if (WIFSTOPPED(status))
-			quiesce_one(s, t, status);
+		else if (bts_ev_stopped(&ev))
+			quiesce_one(s, t, &ev);
 	}
 	/* A thread stopped mid-block: the direct jumps it already ran. */
 	for (i = 0; i < s->nthreads; i++)
 		if (!s->threads[i]->running)
-			bts_fast_sync(s, s->threads[i]);
+			bts_session_sync(s, s->threads[i]);
 }
 
 int bts_detach_all(struct bts_session *s)
@@ -288,7 +277,7 @@ int bts_detach_all(struct bts_session *s)
 	int err = 0;
 
 	quiesce(s);
-	bts_step_restore(s);
+	bts_session_restore(s);
 	bts_procs_restore(s);	/* followed children's code too */
 	while (s->nthreads) {
 		struct bts_thread *t = s->threads[0];

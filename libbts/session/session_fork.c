@@ -99,7 +99,7 @@ static struct bts_proc *proc_new(struct bts_session *s, pid_t pid, pid_t ppid)
 	p->mem = p;
 	p->abi32 = bts_proc_is_64bit(pid) == 0;
 	bts_bp_init(&p->bps);
-	p->bp_off = s->kmod != NULL;	/* the module plants no int3 */
+	p->bp_off = s->ops->caps & BTS_SRC_NOBP;
 	s->procs[s->nprocs++] = p;
 	return p;
 }
@@ -363,12 +363,7 @@ static void follow(struct bts_session *s, struct bts_proc *parent, pid_t pid,
 		return;
 	}
 	/* Each source takes the child as a new thread of its own. */
-	if (s->kmod)
-		bts_kmod_start(s, t);	/* the module attaches it */
-	else if (s->source == PTBTS_SOURCE_PERF_BTS)
-		bts_perf_start(s, t);	/* a perf event of its own */
-	else
-		bts_step_start(s, t);
+	s->ops->attach(s, t);
 	bts_resume(s, t, 0);
 }
 
@@ -425,7 +420,7 @@ static bool wait_first_stop(pid_t pid)
 	do
 		r = waitpid(pid, &status, __WALL);
 	while (r < 0 && errno == EINTR);
-	return r == pid && WIFSTOPPED(status);
+	return r == pid && bts_status_stopped(status);
 }
 
 static void child_event(struct bts_session *s, struct bts_thread *t, pid_t pid,
@@ -462,13 +457,11 @@ static void child_event(struct bts_session *s, struct bts_thread *t, pid_t pid,
 	f->parent = t->proc;
 }
 
-void bts_fork_event(struct bts_session *s, struct bts_thread *t, bool vfork)
+void bts_fork_event(struct bts_session *s, struct bts_thread *t, pid_t child,
+		    bool vfork)
 {
-	unsigned long msg = 0;
-
-	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg) || !msg)
-		return;
-	child_event(s, t, (pid_t)msg, vfork);
+	if (child)
+		child_event(s, t, child, vfork);
 }
 
 /* A clone that is a process (no CLONE_THREAD): a child like a fork's. */
@@ -573,7 +566,7 @@ int bts_proc_exec(struct bts_session *s, struct bts_thread *t, uint64_t *entry)
 	if (s->w)
 		bts_note_err(s, bts_writer_exec(s->w, p->pub.pid, t->tid, p->exe,
 						regs.rip));
-	/* Issue 9: the new image may be of the other bitness (abi32.c). */
+	/* The new image may be of the other bitness (abi32.c). */
 	is64 = bts_proc_is_64bit(p->pub.pid);
 	if (s->w && (is64 == 0) != p->abi32)
 		bts_note_err(s, bts_writer_abi(s->w, p->pub.pid, is64 ? 64 : 32));

@@ -117,7 +117,7 @@ static void reap_child(pid_t pid)
 		r = waitpid(pid, &status, __WALL);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r != pid || WIFEXITED(status) || WIFSIGNALED(status))
+		if (r != pid || !bts_status_stopped(status))
 			break;
 		ptrace(PTRACE_CONT, pid, 0, 0);
 	}
@@ -126,6 +126,7 @@ static void reap_child(pid_t pid)
 /* Runs the child to its exec, passing on any signal that comes first. */
 static int wait_exec(pid_t pid)
 {
+	struct bts_stop_event ev;
 	int status, sig;
 
 	for (;;) {
@@ -134,14 +135,13 @@ static int wait_exec(pid_t pid)
 				continue;
 			return bts_fail_errno(BTS_E_INTERNAL, "waitpid %d", (int)pid);
 		}
-		if (WIFEXITED(status) || WIFSIGNALED(status))
+		bts_stop_decode(pid, status, &ev);
+		if (bts_ev_gone(&ev))
 			return bts_fail(BTS_E_NOEXEC, "process %d ended before its exec",
 					(int)pid);
-		if (status >> 8 == (SIGTRAP | PTRACE_EVENT_EXEC << 8))
+		if (ev.kind == BTS_EV_EXEC)
 			return 0;
-		sig = WSTOPSIG(status);
-		if (status >> 16 || sig == SIGTRAP)
-			sig = 0;
+		sig = bts_ev_sigstop(&ev) && ev.sig != SIGTRAP ? ev.sig : 0;
 		ptrace(PTRACE_CONT, pid, 0, (void *)(long)sig);
 	}
 }
@@ -237,7 +237,7 @@ int bts_session_spawn(char *const argv[], const struct bts_session_opts *opts,
 	err = resolve(argv[0], path, sizeof(path));
 	if (err)
 		return err;
-	/* Issue 9: auto picks ptrace-step for a 32-bit program (abi32.c). */
+	/* auto picks ptrace-step for a 32-bit program (abi32.c). */
 	err = bts_session_new(bts_abi32_opts(opts, path, &o32), 0, &s);
 	if (err)
 		return err;
@@ -248,7 +248,7 @@ int bts_session_spawn(char *const argv[], const struct bts_session_opts *opts,
 	s->spawned = true;
 	err = bts_proc_is_64bit(pid);
 	/* 32-bit programs: ptrace-step and kmod-step record them, not perf-bts. */
-	if (err == 0 && s->source == PTBTS_SOURCE_PERF_BTS)
+	if (err == 0 && !(s->ops->caps & BTS_SRC_ABI32))
 		err = bts_fail(BTS_E_NOEXEC, "%s: 32-bit programs are traced by "
 			       "ptrace-step or kmod-step only", argv[0]);
 	if (err < 0)
@@ -260,12 +260,7 @@ int bts_session_spawn(char *const argv[], const struct bts_session_opts *opts,
 		err = write_entry(s, pid);
 	if (err)
 		goto kill_child;
-	if (s->kmod)
-		bts_kmod_start(s, t);
-	else if (s->source == PTBTS_SOURCE_PERF_BTS)
-		bts_perf_start(s, t);
-	else
-		bts_step_start(s, t);
+	s->ops->attach(s, t);
 	*out = s;
 	return 0;
 

@@ -111,8 +111,8 @@ void bts_thread_remove(struct bts_session *s, struct bts_thread *t)
 		s->last = NULL;
 	if (t->proc)
 		t->proc->nthreads--;
-	bts_kmod_forget(s, t);
-	bts_perf_forget(t);
+	if (s->ops && s->ops->detach)
+		s->ops->detach(s, t);
 	free(t->mem);
 	free(t);
 }
@@ -164,8 +164,8 @@ void bts_thread_flush(struct bts_session *s, struct bts_thread *t)
 {
 	struct bts_span span[2];
 
-	bts_kmod_drain(s, t, true);	/* kmod sources: the module's records */
-	bts_perf_drain(s, t);		/* perf-bts: perf's ring */
+	if (s->ops->drain)
+		s->ops->drain(s, t);	/* what the source holds comes first */
 	if (t->ring.mode == PTBTS_MODE_RING) {
 		bts_ring_unread(&t->ring, span);
 		write_lost(s, t);
@@ -268,4 +268,10 @@ void bts_thread_emit(struct bts_session *s, struct bts_thread *t,
 		bts_thread_drain(s, t);
 		bts_ring_put(&t->ring, &rec);
 	}
+}
+
+int bts_thread_getregs(struct bts_session *s, struct bts_thread *t,
+		       struct user_regs_struct *r)
+{
+	return s->ops->getregs(s, t, r);
 }

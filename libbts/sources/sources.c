@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-/* Branch sources: their names, and which of them work on this machine. */
+/*
+ * Branch sources: the table of those that drive a recording session, their
+ * names, and which of them work on this machine.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <sys/ptrace.h>
@@ -10,6 +13,28 @@
 #include "sources/kmod/kmod.h"
 #include "sources/perf-bts/perf_bts.h"
 #include "sources/refusal.h"
+#include "sources/source.h"
+
+/*
+ * The sources that drive a recording session, in the order `auto` takes
+ * them (fastest first); ptrace-step, which works wherever ptrace does,
+ * last.
+ */
+const struct bts_source_ops *const bts_source_table[] = {
+	&bts_kmod_bts_ops,
+	&bts_kmod_step_ops,
+	&bts_perf_bts_ops,
+	&bts_ptrace_step_ops,
+	NULL,
+};
+
+const struct bts_source_ops *bts_source_ops_of(int id)
+{
+	for (size_t i = 0; bts_source_table[i]; i++)
+		if (bts_source_table[i]->id == id)
+			return bts_source_table[i];
+	return NULL;
+}
 
 static const char *const names[] = {
 	[PTBTS_SOURCE_KMOD_BTS]		= "kmod-bts",

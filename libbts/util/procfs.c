@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-/* Reading the fields of /proc status files. */
+/* Reading the fields of /proc status files, and what they say of signals. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,4 +43,17 @@ bool bts_proc_sig_in(pid_t tid, const char *mask_field, int sig)
 	if (sig < 1 || sig > 64 || bts_proc_status(tid, mask_field, 16, &mask))
 		return false;
 	return (mask >> (sig - 1)) & 1;
+}
+
+bool bts_proc_sig_fatal(pid_t tid, int sig)
+{
+	switch (sig) {
+	case SIGCHLD: case SIGCONT: case SIGURG: case SIGWINCH:
+	case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+		return false;
+	default:
+		break;
+	}
+	return !bts_proc_sig_in(tid, "SigCgt", sig) &&
+	       !bts_proc_sig_in(tid, "SigIgn", sig);
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * bts_thread_getregs(): the trap flag a kmod source keeps set in a thread's
- * registers is masked in what libbts reports; every other value is the
- * thread's.  The module's flag is stood in for by one set with
+ * registers is masked in what libbts reports (kmod-step's register
+ * reader); every other value is the thread's, and the other sources'
+ * readers show the flag as it is.  The module's flag is stood in for by one set with
  * PTRACE_SETREGS, which ptrace then shows as the module's is shown.
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "session/session.h"
+#include "sources/kmod/kmod.h"
 #include "harness.h"
 
 #define TF 0x100ull
@@ -41,6 +43,7 @@ static pid_t stopped_with_tf(void)
 
 TEST(kmod_regs, trap_flag_masked_for_kmod_threads)
 {
+	struct bts_session s = { .ops = &bts_kmod_step_ops };
 	struct bts_kmod_thread k = { .attached = true };
 	struct user_regs_struct raw, got;
 	struct bts_thread t;
@@ -49,10 +52,10 @@ TEST(kmod_regs, trap_flag_masked_for_kmod_threads)
 	ASSERT_GT(pid, 0);
 	memset(&t, 0, sizeof(t));
 	t.tid = pid;
-	t.kmod = &k;
+	t.src = &k;
 	ASSERT_EQ(ptrace(PTRACE_GETREGS, pid, 0, &raw), 0);
 	EXPECT_EQ(raw.eflags & TF, TF);
-	ASSERT_EQ(bts_thread_getregs(NULL, &t, &got), 0);
+	ASSERT_EQ(bts_thread_getregs(&s, &t, &got), 0);
 	EXPECT_EQ(got.eflags & TF, 0ull);
 	got.eflags |= TF;
 	EXPECT_EQ(memcmp(&got, &raw, sizeof(raw)), 0);
@@ -60,19 +63,27 @@ TEST(kmod_regs, trap_flag_masked_for_kmod_threads)
 	waitpid(pid, NULL, 0);
 }
 
+/* kmod-step's reader of a thread not attached, and the other sources'. */
 TEST(kmod_regs, trap_flag_kept_without_kmod)
 {
+	static const struct bts_source_ops *const ops[] = {
+		&bts_kmod_step_ops, &bts_ptrace_step_ops, &bts_perf_bts_ops,
+	};
 	struct user_regs_struct got;
 	struct bts_thread t;
 	pid_t pid = stopped_with_tf();
 
 	ASSERT_GT(pid, 0);
-	memset(&t, 0, sizeof(t));
-	t.tid = pid;
-	ASSERT_EQ(bts_thread_getregs(NULL, &t, &got), 0);
-	EXPECT_EQ(got.eflags & TF, TF);
-	t.tid = 0x7ffffff0;
-	EXPECT_EQ(bts_thread_getregs(NULL, &t, &got), -ESRCH);
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		struct bts_session s = { .ops = ops[i] };
+
+		memset(&t, 0, sizeof(t));
+		t.tid = pid;
+		ASSERT_EQ(bts_thread_getregs(&s, &t, &got), 0);
+		EXPECT_EQ(got.eflags & TF, TF);
+		t.tid = 0x7ffffff0;
+		EXPECT_EQ(bts_thread_getregs(&s, &t, &got), -ESRCH);
+	}
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 }

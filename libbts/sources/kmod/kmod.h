@@ -6,7 +6,8 @@
  * taken from there to the writer.
  *
  * kmod_probe.c   is the device there, and does it offer a source
- * kmod_source.c  one thread: its buffer, attach, reading its records
+ * kmod_source.c  one thread: its buffer, attach, reading its records;
+ *                the source's operations (bts_kmod_step_ops)
  * kmod_wait.c    the event loop's wait: waitpid reports and records at once
  */
 #ifndef BTS_KMOD_H
@@ -53,6 +54,10 @@ struct bts_kmod_thread {
 	bool count_ok;		/* @count holds: the thread did not run since */
 };
 
+/* The session's device and a thread's buffer, behind the opaque pointers. */
+#define bts_kmod_of(s)	((struct bts_kmod *)(s)->src)
+#define bts_kmod_thr(t)	((struct bts_kmod_thread *)(t)->src)
+
 /* kmod_probe.c */
 /* The module's capabilities (our ABI version), or false with @why filled. */
 bool bts_kmod_caps(struct ptbts_caps *c, char *why, size_t len);
@@ -70,14 +75,14 @@ void bts_kmod_probe(int source, struct bts_source_info *si);
  */
 int bts_kmod_pick(int want);
 
-/* kmod_source.c */
+/* kmod_source.c: the kmod-step source (bts_kmod_step_ops) */
 int bts_kmod_open(struct bts_session *s);
 void bts_kmod_close(struct bts_session *s);
 /* At a thread's first stop: attach it; it then runs with PTRACE_CONT. */
 void bts_kmod_start(struct bts_session *s, struct bts_thread *t);
 /*
  * Attaches the ptrace-stopped @t with a buffer of @size bytes (rounded up
- * to pages); t->kmod is set even when it fails (bts_kmod_forget() frees
+ * to pages); its state (bts_kmod_thr(t)) is set even when it fails (bts_kmod_forget() frees
  * it), and kt->attached says whether it worked (not: the thread is gone).
  */
 int bts_kmod_attach(struct bts_session *s, struct bts_thread *t, uint64_t size);

@@ -20,10 +20,12 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "session/session.h"
+#include "sources/kmod/kmod.h"
 
 #define REC sizeof(struct ptbts_record)
 
@@ -72,7 +74,7 @@ int bts_kmod_open(struct bts_session *s)
 	k->sfd = -1;
 	k->page = (size_t)sysconf(_SC_PAGESIZE);
 	k->share = memlock_share(k->page);
-	s->kmod = k;
+	s->src = k;
 	/* No int3 is ever planted: vfork children need no running through. */
 	s->bp_off = true;
 	return 0;
@@ -80,7 +82,7 @@ int bts_kmod_open(struct bts_session *s)
 
 void bts_kmod_close(struct bts_session *s)
 {
-	struct bts_kmod *k = s->kmod;
+	struct bts_kmod *k = bts_kmod_of(s);
 
 	if (!k)
 		return;
@@ -90,7 +92,7 @@ void bts_kmod_close(struct bts_session *s)
 		pthread_sigmask(SIG_SETMASK, &k->oldmask, NULL);
 	close(k->fd);	/* the module lets go of every thread still attached */
 	free(k);
-	s->kmod = NULL;
+	s->src = NULL;
 }
 
 static int attach_err(pid_t tid, int source, long err, uint64_t size)
@@ -132,7 +134,7 @@ static long attach_once(struct bts_session *s, struct bts_thread *t,
 		return -ENOMEM;
 	}
 	c.buffer = (uintptr_t)kt->buf;
-	return bts_kmod_ioctl(s->kmod, PTBTS_IOC_ATTACH, (unsigned long)&c);
+	return bts_kmod_ioctl(bts_kmod_of(s), PTBTS_IOC_ATTACH, (unsigned long)&c);
 }
 
 /*
@@ -144,7 +146,7 @@ static long attach_once(struct bts_session *s, struct bts_thread *t,
 static int attach(struct bts_session *s, struct bts_thread *t,
 		  struct bts_kmod_thread *kt)
 {
-	size_t want = kt->size, page = s->kmod->page;
+	size_t want = kt->size, page = bts_kmod_of(s)->page;
 	long r;
 
 	for (;;) {
@@ -166,16 +168,16 @@ static int attach(struct bts_session *s, struct bts_thread *t,
 int bts_kmod_attach(struct bts_session *s, struct bts_thread *t, uint64_t size)
 {
 	struct bts_kmod_thread *kt = calloc(1, sizeof(*kt));
-	size_t page = s->kmod->page;
+	size_t page = bts_kmod_of(s)->page;
 
 	if (!kt)
 		return bts_fail(BTS_E_NOMEM, "thread %d", (int)t->tid);
 	kt->ktid = t->tid;
 	kt->size = (size + page - 1) / page * page;
-	if (s->mode == PTBTS_MODE_BLOCK && s->kmod->share &&
-	    kt->size > s->kmod->share)
-		kt->size = s->kmod->share;
-	t->kmod = kt;
+	if (s->mode == PTBTS_MODE_BLOCK && bts_kmod_of(s)->share &&
+	    kt->size > bts_kmod_of(s)->share)
+		kt->size = bts_kmod_of(s)->share;
+	t->src = kt;
 	return attach(s, t, kt);
 }
 
@@ -184,7 +186,7 @@ void bts_kmod_start(struct bts_session *s, struct bts_thread *t)
 	t->started = true;
 	t->stepping = false;	/* the module steps it: PTRACE_CONT */
 	/* A debugger's session: gdb says which threads record (control_kmod.c). */
-	if (t->shadow || t->kmod || s->kmod->lazy)
+	if (t->shadow || bts_kmod_thr(t) || bts_kmod_of(s)->lazy)
 		return;
 	bts_note_err(s, bts_kmod_attach(s, t, s->buffer_size));
 }
@@ -271,7 +273,7 @@ static void count_markers(struct bts_kmod_thread *kt,
 /* Records [kt->tail, end) to the writer, in at most two runs of slots. */
 static void take(struct bts_session *s, struct bts_thread *t, uint64_t end)
 {
-	struct bts_kmod_thread *kt = t->kmod;
+	struct bts_kmod_thread *kt = bts_kmod_thr(t);
 
 	while (kt->tail < end) {
 		uint64_t slot = kt->tail % kt->nslots;
@@ -291,7 +293,7 @@ static long status(struct bts_session *s, struct bts_kmod_thread *kt,
 	memset(st, 0, sizeof(*st));
 	st->size = sizeof(*st);
 	st->tid = (__u32)kt->ktid;
-	return bts_kmod_ioctl(s->kmod, PTBTS_IOC_STATUS, (unsigned long)st);
+	return bts_kmod_ioctl(bts_kmod_of(s), PTBTS_IOC_STATUS, (unsigned long)st);
 }
 
 /* The module no longer knows the thread: what it recorded since is a hole. */
@@ -302,7 +304,7 @@ static void lost_track(struct bts_session *s, struct bts_thread *t)
 		.flags = PTBTS_MKKIND(PTBTS_KIND_GAP),
 	};
 
-	t->kmod->attached = false;
+	bts_kmod_thr(t)->attached = false;
 	write_recs(s, t, &gap, 1);
 }
 
@@ -313,7 +315,7 @@ static void ack(struct bts_session *s, struct bts_kmod_thread *kt)
 		.tid = (__u32)kt->ktid,
 		.tail = kt->tail,
 	};
-	long r = bts_kmod_ioctl(s->kmod, PTBTS_IOC_ACK, (unsigned long)&a);
+	long r = bts_kmod_ioctl(bts_kmod_of(s), PTBTS_IOC_ACK, (unsigned long)&a);
 
 	if (r && r != -ESRCH)
 		bts_note_err(s, bts_fail(BTS_E_INTERNAL, "thread %d: ack: %s",
@@ -322,7 +324,7 @@ static void ack(struct bts_session *s, struct bts_kmod_thread *kt)
 
 int bts_kmod_drain(struct bts_session *s, struct bts_thread *t, bool final)
 {
-	struct bts_kmod_thread *kt = t->kmod;
+	struct bts_kmod_thread *kt = bts_kmod_thr(t);
 	struct ptbts_status st;
 	uint64_t count, first, before;
 	long r;
@@ -382,7 +384,7 @@ void bts_kmod_exec(struct bts_session *s, struct bts_thread *t)
 
 	/*
 	 * The old image's records (the exec marker last), then the EXEC
-	 * chunk of the process (issue 7: any process followed), its maps.
+	 * chunk of the process (any process followed), its maps.
 	 * kmod-step's marker is the module's; the CPU writes none for
 	 * kmod-bts: libbts does, after every record of the old image.
 	 */
@@ -394,8 +396,8 @@ void bts_kmod_exec(struct bts_session *s, struct bts_thread *t)
 	}
 	bts_proc_exec(s, t, &entry);
 	bts_maps_write_all(s);
-	/* The module steps a 32-bit image too (issue 9). */
-	if (is64 >= 0 || !t->kmod)
+	/* The module steps a 32-bit image too. */
+	if (is64 >= 0 || !bts_kmod_thr(t))
 		return;
 	/* Of no known bitness (gone): not traced on, its exit is kept. */
 	bts_kmod_forget(s, t);
@@ -404,14 +406,102 @@ void bts_kmod_exec(struct bts_session *s, struct bts_thread *t)
 
 void bts_kmod_forget(struct bts_session *s, struct bts_thread *t)
 {
-	struct bts_kmod_thread *kt = t->kmod;
+	struct bts_kmod_thread *kt = bts_kmod_thr(t);
 
 	if (!kt)
 		return;
-	if (kt->attached && s->kmod)
-		bts_kmod_ioctl(s->kmod, PTBTS_IOC_DETACH, (unsigned long)kt->ktid);
+	if (kt->attached && bts_kmod_of(s))
+		bts_kmod_ioctl(bts_kmod_of(s), PTBTS_IOC_DETACH, (unsigned long)kt->ktid);
 	if (kt->buf)
 		munmap(kt->buf, kt->size);
 	free(kt);
-	t->kmod = NULL;
+	t->src = NULL;
 }
+
+/* ------------------------------------------------------------- the source */
+
+static int kmod_step_pick(int want, int mode)
+{
+	(void)mode;
+	if (want != 0 && want != BTS_SOURCE_AUTO && want != PTBTS_SOURCE_KMOD_STEP)
+		return 0;
+	return bts_kmod_pick(want);
+}
+
+/* kmod-bts is recorded only when asked for by name: auto takes kmod-step. */
+static int kmod_bts_pick(int want, int mode)
+{
+	(void)mode;
+	if (want != PTBTS_SOURCE_KMOD_BTS)
+		return 0;
+	return bts_kmod_pick(want);
+}
+
+static void drain_final(struct bts_session *s, struct bts_thread *t)
+{
+	bts_kmod_drain(s, t, true);
+}
+
+#define EFLAGS_TF 0x100ull
+
+/*
+ * The module keeps the trap flag set in the user registers of every
+ * thread it records, and ptrace shows it (the module, not ptrace, set
+ * it): a debugger or a crash file would show a flag the program never
+ * set.  A flag the program sets itself while the module records is the
+ * module's anyway: the module ends recording with a gap marker when it is
+ * cleared.
+ */
+static int kmod_getregs(struct bts_session *s, struct bts_thread *t,
+			struct user_regs_struct *r)
+{
+	(void)s;
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, r))
+		return -errno;
+	if (bts_kmod_thr(t) && bts_kmod_thr(t)->attached)
+		r->eflags &= ~EFLAGS_TF;
+	return 0;
+}
+
+/* The CPU records kmod-bts: the registers are the program's own. */
+static int kmod_bts_getregs(struct bts_session *s, struct bts_thread *t,
+			    struct user_regs_struct *r)
+{
+	(void)s;
+	return ptrace(PTRACE_GETREGS, t->tid, 0, r) ? -errno : 0;
+}
+
+/* The module records every thread it is given; ptrace keeps the rest. */
+const struct bts_source_ops bts_kmod_step_ops = {
+	.id = PTBTS_SOURCE_KMOD_STEP,
+	.caps = BTS_SRC_ABI32 | BTS_SRC_DEBUGGER | BTS_SRC_NOBP,
+	.pick = kmod_step_pick,
+	.open = bts_kmod_open,
+	.close = bts_kmod_close,
+	.attach = bts_kmod_start,
+	.detach = bts_kmod_forget,
+	.exec = bts_kmod_exec,
+	.drain = drain_final,
+	.wait = bts_kmod_wait,
+	.getregs = kmod_getregs,
+};
+
+/*
+ * The CPU's BTS records every thread it is given; the ptrace side is
+ * kmod-step's.  No debugger: the run control of a module session
+ * (control/control_kmod.c) is written for kmod-step's stepping and has
+ * not been tried with kmod-bts.
+ */
+const struct bts_source_ops bts_kmod_bts_ops = {
+	.id = PTBTS_SOURCE_KMOD_BTS,
+	.caps = BTS_SRC_ABI32 | BTS_SRC_NOBP,
+	.pick = kmod_bts_pick,
+	.open = bts_kmod_open,
+	.close = bts_kmod_close,
+	.attach = bts_kmod_start,
+	.detach = bts_kmod_forget,
+	.exec = bts_kmod_exec,
+	.drain = drain_final,
+	.wait = bts_kmod_wait,
+	.getregs = kmod_bts_getregs,
+};

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 
 #include "session/session.h"
+#include "sources/kmod/kmod.h"
 
 /*
  * The timeouts stand in for what the poll cannot see: a SIGCHLD that went
@@ -84,7 +85,7 @@ static void before_report(struct bts_session *s, pid_t tid, int status)
 {
 	struct bts_thread *t;
 
-	if (!WIFSTOPPED(status) || status >> 16 != PTRACE_EVENT_EXIT)
+	if (bts_stop_kind(status) != BTS_EV_EXIT)
 		return;
 	t = bts_thread_find(s, tid);
 	if (t)
@@ -126,7 +127,7 @@ static int wait_once(struct bts_session *s, struct bts_kmod *k)
 
 pid_t bts_kmod_wait(struct bts_session *s, int *status)
 {
-	struct bts_kmod *k = s->kmod;
+	struct bts_kmod *k = bts_kmod_of(s);
 	pid_t tid;
 
 	watch_sigchld(k);

@@ -9,7 +9,8 @@
  * perf_bts_probe.c  may it work here: gdb's vendor and model checks first
  * perf_bts.c        one thread's event: open, map, read the ring, close
  * perf_bts_source.c the session's side: a thread's event from its first
- *                   stop, its records into the thread's ring
+ *                   stop, its records into the thread's ring; the
+ *                   source's operations (bts_perf_bts_ops)
  *
  * Like gdb's, the ring overwrites: perf-bts keeps the newest records of a
  * thread (RING mode), read at its stops and at its end.
@@ -99,6 +100,6 @@ void bts_perf_drain(struct bts_session *s, struct bts_thread *t);
 /* At an exec stop: the old image's records, then its new maps. */
 void bts_perf_exec(struct bts_session *s, struct bts_thread *t);
 /* The thread leaves the session: its event closed. */
-void bts_perf_forget(struct bts_thread *t);
+void bts_perf_forget(struct bts_session *s, struct bts_thread *t);
 
 #endif /* BTS_PERF_BTS_H */

@@ -12,6 +12,7 @@
  *
  * Not yet run on BTS hardware: no machine here has a PMU.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
@@ -47,7 +48,7 @@ void bts_perf_start(struct bts_session *s, struct bts_thread *t)
 
 	t->started = true;
 	t->stepping = false;	/* the CPU records: PTRACE_CONT */
-	if (t->shadow || t->perf)
+	if (t->shadow || t->src)
 		return;
 	r = calloc(1, sizeof(*r));
 	if (!r) {
@@ -59,7 +60,7 @@ void bts_perf_start(struct bts_session *s, struct bts_thread *t)
 		free(r);
 		return;
 	}
-	t->perf = r;
+	t->src = r;
 }
 
 struct emit_ctx {
@@ -79,10 +80,10 @@ void bts_perf_drain(struct bts_session *s, struct bts_thread *t)
 	struct emit_ctx c = { s, t };
 	int64_t lost;
 
-	if (!t->perf)
+	if (!t->src)
 		return;
 	bts_proc_enter(s, t->proc);	/* a followed child's maps, if its */
-	lost = bts_perf_read(t->perf, emit, &c);
+	lost = bts_perf_read(t->src, emit, &c);
 	/* The lost records came before those read: the ring says so first. */
 	if (lost > 0)
 		t->ring.lost += (uint64_t)lost;
@@ -105,11 +106,31 @@ void bts_perf_exec(struct bts_session *s, struct bts_thread *t)
 	bts_maps_write_all(s);
 }
 
-void bts_perf_forget(struct bts_thread *t)
+void bts_perf_forget(struct bts_session *s, struct bts_thread *t)
 {
-	if (!t->perf)
+	(void)s;
+	if (!t->src)
 		return;
-	bts_perf_close(t->perf);
-	free(t->perf);
-	t->perf = NULL;
+	bts_perf_close(t->src);
+	free(t->src);
+	t->src = NULL;
 }
+
+static int perf_getregs(struct bts_session *s, struct bts_thread *t,
+			struct user_regs_struct *r)
+{
+	(void)s;
+	return ptrace(PTRACE_GETREGS, t->tid, 0, r) ? -errno : 0;
+}
+
+/* The CPU records every thread it is given; ptrace keeps the rest. */
+const struct bts_source_ops bts_perf_bts_ops = {
+	.id = PTBTS_SOURCE_PERF_BTS,
+	.caps = BTS_SRC_SKIP,
+	.pick = bts_perf_pick,
+	.attach = bts_perf_start,
+	.detach = bts_perf_forget,
+	.exec = bts_perf_exec,
+	.drain = bts_perf_drain,
+	.getregs = perf_getregs,
+};

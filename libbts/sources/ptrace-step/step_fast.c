@@ -25,7 +25,7 @@
  * (self-modifying code, code mapped anew), gives a gap marker and the
  * thread goes on from where it is: never a wrong record.
  *
- * i386 programs (issue 9) run the same way: their blocks are decoded as
+ * i386 programs run the same way: their blocks are decoded as
  * 32-bit code (each block knows its mode, so that a 64-bit process of the
  * same session never uses a 32-bit block), their branches are carried out
  * on 4-byte words, and int $0x80 (and sysenter, which comes back past the
@@ -292,7 +292,7 @@ void bts_fast_enter(struct bts_session *s, struct bts_thread *t,
 			block_at(s, t, regs->rip, &b);
 		}
 		if (b.site && b.site == regs->rip && may_run && chain < MAX_CHAIN &&
-		    !(s->ctl && bts_control_stop_at(s, t, regs->rip))) {
+		    !bts_session_stop_at(s, t, regs->rip)) {
 			/* A branch right here: no need to run to it. */
 			if (run_branch(s, t, &b.br, regs)) {
 				step_real(s, t, regs, fresh);
@@ -416,20 +416,6 @@ void bts_fast_signal(struct bts_session *s, struct bts_thread *t,
 		return;
 	gap(s, t);
 	bts_fast_enter(s, t, regs, false, false, false);
-}
-
-/* Signals whose default action ends the process. */
-bool bts_fast_fatal(pid_t tid, int sig)
-{
-	switch (sig) {
-	case SIGCHLD: case SIGCONT: case SIGURG: case SIGWINCH:
-	case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
-		return false;
-	default:
-		break;
-	}
-	return !bts_proc_sig_in(tid, "SigCgt", sig) &&
-	       !bts_proc_sig_in(tid, "SigIgn", sig);
 }
 
 static bool overlaps_code(struct bts_session *s, uint64_t lo, uint64_t hi)

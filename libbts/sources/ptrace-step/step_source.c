@@ -258,7 +258,7 @@ int bts_step_signal(struct bts_session *s, struct bts_thread *t, int sig,
 		/* The kernel stops a stepped thread at the handler's entry. */
 		t->resume_op = PTRACE_SINGLESTEP;
 	} else if (!s->single && bts_owns_bps(s, t) &&
-		   bts_fast_fatal(t->tid, sig)) {
+		   bts_proc_sig_fatal(t->tid, sig)) {
 		/* The program dies of it: its core shows none of our int3s. */
 		bts_bp_remove_all(&s->bps);
 		s->bp_off = true;
@@ -334,3 +334,98 @@ void bts_step_restore(struct bts_session *s)
 	s->bp_off = true;
 	bts_place_release(s);
 }
+
+/* ------------------------------------------------------------- the source */
+
+static int step_pick(int want, int mode)
+{
+	(void)mode;
+	return want == 0 || want == BTS_SOURCE_AUTO ||
+	       want == PTBTS_SOURCE_PTRACE_STEP ? PTBTS_SOURCE_PTRACE_STEP : 0;
+}
+
+/* A child's exec is the session's to carry out (session_fork.c). */
+static void step_exec(struct bts_session *s, struct bts_thread *t)
+{
+	if (!bts_fork_exec(s, t))
+		bts_step_exec(s, t);
+}
+
+/*
+ * Its own step or branch stop; untraced (a debugger that has not enabled
+ * branch tracing yet), only the debugger's single step.
+ */
+static int step_resume_request(struct bts_session *s, struct bts_thread *t)
+{
+	if (t->stepping)
+		return t->resume_op;
+	return s->lazy && t->ctl_step ? PTRACE_SINGLESTEP : PTRACE_CONT;
+}
+
+static int step_signal_stop(struct bts_session *s, struct bts_thread *t,
+			    const struct bts_stop_event *ev)
+{
+	if (ev->kind == BTS_EV_STEP) {
+		bts_step_trap(s, t);
+		return 0;
+	}
+	return bts_step_signal(s, t, ev->sig, &ev->si);
+}
+
+static bool step_own_stop(struct bts_session *s, struct bts_thread *t,
+			  const struct bts_stop_event *ev)
+{
+	switch (ev->kind) {
+	case BTS_EV_SYSCALL:
+		bts_fast_syscall(s, t);
+		return true;
+	case BTS_EV_STEP:
+		bts_step_trap(s, t);
+		return true;
+	case BTS_EV_TRAP:
+		return t->stepping && bts_fast_site(s, t, &ev->si);
+	default:
+		return false;
+	}
+}
+
+/*
+ * A thread held while an int3 was out (step_hold.c) has its report kept.
+ * Once every thread is stopped no one can pass a site unseen, so a lifted
+ * int3 goes back in for the held ones' turn.
+ */
+static bool step_held(struct bts_session *s, bool all_stopped, pid_t *tid,
+		      int *status)
+{
+	if (bts_lift_next(s, tid, status))
+		return true;
+	if (!all_stopped || !s->lift_nheld)
+		return false;
+	for (size_t i = 0; i < s->nthreads; i++)
+		bts_fast_relift(s, s->threads[i]);
+	return bts_lift_next(s, tid, status);
+}
+
+static int step_getregs(struct bts_session *s, struct bts_thread *t,
+			struct user_regs_struct *r)
+{
+	(void)s;
+	return get_regs(t, r);
+}
+
+const struct bts_source_ops bts_ptrace_step_ops = {
+	.id = PTBTS_SOURCE_PTRACE_STEP,
+	.caps = BTS_SRC_ABI32 | BTS_SRC_DEBUGGER | BTS_SRC_PLACE | BTS_SRC_SKIP,
+	.pick = step_pick,
+	.attach = bts_step_start,
+	.exec = step_exec,
+	.resume_request = step_resume_request,
+	.signal = step_signal_stop,
+	.syscall = bts_fast_syscall,
+	.exiting = bts_fast_sync,	/* the direct jumps it ran, first */
+	.own_stop = step_own_stop,
+	.sync = bts_fast_sync,
+	.held = step_held,
+	.restore = bts_step_restore,
+	.getregs = step_getregs,
+};
