@@ -190,7 +190,8 @@ static struct bts_dblock *make_block(struct bts_dblock_cache *c, uint64_t start)
 	b->off = (uint32_t *)(b + 1);
 	b->cls = (uint8_t *)(b->off + n + 1);
 	memcpy(b->off, c->off, (n + 1) * sizeof(*b->off));
-	memcpy(b->cls, c->cls, n);
+	if (n)		/* an empty block leaves the scratch arrays unallocated */
+		memcpy(b->cls, c->cls, n);
 	return b;
 }
 
