@@ -11,7 +11,7 @@
 #                      tests/kernel/ in the guest; last line "N passed, N failed"
 #   make test-vcpu     the same guest on the virtual CPU with BTS (scripts/vcpu
 #                      builds Debian's QEMU with tests/vcpu/*.patch once, into
-#                      the cache), PTI off: tests/kernel/test_vcpu.c
+#                      the cache), PTI off: tests/kernel/test_vcpu*.c
 #   make bench-kernel  the same guest runs tests/kernel/bench/: ptrace-step
 #                      against kmod-step, figures only (PTBTS_BENCH=N: a
 #                      workload of N iterations)
@@ -133,11 +133,12 @@ KGUEST_BENCH := $(KGUEST)/kbench
 KGUEST_SUID  := $(KGUEST)/kt-suid
 KGUEST_BT    := $(if $(SAN),$(KGUEST)/bt/btrace,$(BTRACE))
 KGUEST_PLIB  := $(KGUEST)/percpu-lib
+KGUEST_PDEC  := $(KGUEST)/pebs-decode
 KGUEST_EXTRA := $(KGUEST_BT) $(KGUEST_PROGS:%=$(O)/progs/%) $(KGUEST_M32) \
-		$(KMOD_TEST) $(KGUEST_PLIB) \
+		$(KMOD_TEST) $(KGUEST_PLIB) $(KGUEST_PDEC) \
 		$(KGUEST_BENCH) $(KGUEST_SUID)
 KGUEST_PUT   := $(KGUEST_BT)=btrace $(KMOD_TEST)=ptrace_bts-test.ko \
-		$(KGUEST_PLIB)=percpu-lib \
+		$(KGUEST_PLIB)=percpu-lib $(KGUEST_PDEC)=pebs-decode \
 		$(foreach p,$(KGUEST_PROGS),$(O)/progs/$(p)=progs/$(p)) \
 		$(KGUEST_M32)=tracer32 $(KGUEST_BENCH)=kbench \
 		$(KGUEST_SUID)=kt-suid:4755
@@ -159,7 +160,7 @@ $(KGUEST_M32): tests/kernel/m32/tracer32.c include/uapi/linux/ptrace_bts.h
 KGUEST_LIBA := $(if $(SAN),$(KGUEST)/bt/libbts.a,$(LIB_A))
 $(KGUEST)/bt/libbts.a: $(KGUEST)/bt/btrace ;
 
-$(KGUEST_PLIB): tests/kernel/libbts/percpu-lib.c $(KGUEST_LIBA)
+$(KGUEST_PLIB) $(KGUEST_PDEC): $(KGUEST)/%: tests/kernel/libbts/%.c $(KGUEST_LIBA)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC [guest] $@")
 	$(Q)$(CC) -O2 -g -std=gnu11 $(WARN) -D_GNU_SOURCE -Ilibbts/include \
