@@ -15,6 +15,9 @@
 #   make bench-kernel  the same guest runs tests/kernel/bench/: ptrace-step
 #                      against kmod-step, figures only (PTBTS_BENCH=N: a
 #                      workload of N iterations)
+#   make bench-vcpu    the same on the virtual CPU with BTS, kmod-bts too:
+#                      records/s as ratios between the sources, tracer
+#                      syscalls per MiB of records
 #
 # KDIR=DIR builds against other headers (default: those of Debian's
 # linux-headers-amd64); the guest boots linux-image-<KDIR's release>.
@@ -62,7 +65,7 @@ KGUEST_CXXFLAGS := -O2 -g -std=gnu++17 -Wall -Wextra -Werror $(KGUEST_SAN) \
 	-Itests/harness
 
 .PHONY: kmod kmod-build kmod-always kmod-check test-kernel kernel-guest \
-	kernel-guest-files bench-kernel test-vcpu
+	kernel-guest-files bench-kernel test-vcpu bench-vcpu
 
 kmod:
 	$(Q)$(if $(KDIR_GIVEN),true,scripts/deps kmod)
@@ -166,10 +169,11 @@ $(KGUEST_PLIB) $(KGUEST_PDEC): $(KGUEST)/%: tests/kernel/libbts/%.c $(KGUEST_LIB
 	$(Q)$(CC) -O2 -g -std=gnu11 $(WARN) -D_GNU_SOURCE -Ilibbts/include \
 		-Iinclude/uapi -o $@ $< $(KGUEST_LIBA) $(LIBS)
 
-$(KGUEST_BENCH): tests/kernel/bench/kbench.c
+$(KGUEST_BENCH): tests/kernel/bench/kbench.c include/uapi/linux/ptrace_bts.h
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC [guest] $@")
-	$(Q)$(CC) -static -O2 -g -std=gnu11 $(WARN) -D_GNU_SOURCE -o $@ $<
+	$(Q)$(CC) -static -O2 -g -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude/uapi \
+		-o $@ $<
 
 # The setuid-root program the tests of the ptrace link exec (test_link.c).
 $(KGUEST_SUID): tests/kernel/suid/kt-suid.c
@@ -209,6 +213,17 @@ bench-kernel:
 	$(Q)$(if $(KDIR_GIVEN),true,scripts/deps kernel)
 	$(Q)$(MAKE) --no-print-directory kernel-guest
 	$(Q)PTBTS_BENCH=$${PTBTS_BENCH:-3000} \
+		PTBTS_QEMU_TIMEOUT=$${PTBTS_QEMU_TIMEOUT:-900} \
+		tests/kernel/qemu-run $(KGUEST)
+
+# kmod-bts, kmod-step and ptrace-step on the virtual CPU: figures only.
+bench-vcpu:
+	$(Q)$(if $(KDIR_GIVEN),true,scripts/deps kernel)
+	$(Q)scripts/vcpu >/dev/null
+	$(Q)$(MAKE) --no-print-directory kernel-guest
+	$(Q)PTBTS_QEMU="$$(scripts/vcpu --qemu | tail -n 1)" \
+		PTBTS_APPEND="pti=off retbleed=off ptbts_bench_hw=1 $${PTBTS_APPEND:-}" \
+		PTBTS_BENCH=$${PTBTS_BENCH:-3000} \
 		PTBTS_QEMU_TIMEOUT=$${PTBTS_QEMU_TIMEOUT:-900} \
 		tests/kernel/qemu-run $(KGUEST)
 
