@@ -11,10 +11,13 @@
 #                      tests/kernel/ in the guest; last line "N passed, N failed"
 #   make test-vcpu     the same guest on the virtual CPU with BTS (scripts/vcpu
 #                      builds Debian's QEMU with tests/vcpu/*.patch once, into
-#                      the cache), PTI off: tests/kernel/test_vcpu.c
+#                      the cache), PTI off: tests/kernel/test_vcpu*.c
 #   make bench-kernel  the same guest runs tests/kernel/bench/: ptrace-step
 #                      against kmod-step, figures only (PTBTS_BENCH=N: a
 #                      workload of N iterations)
+#   make bench-vcpu    the same on the virtual CPU with BTS, kmod-bts too:
+#                      records/s as ratios between the sources, tracer
+#                      syscalls per MiB of records
 #
 # KDIR=DIR builds against other headers (default: those of Debian's
 # linux-headers-amd64); the guest boots linux-image-<KDIR's release>.
@@ -62,7 +65,7 @@ KGUEST_CXXFLAGS := -O2 -g -std=gnu++17 -Wall -Wextra -Werror $(KGUEST_SAN) \
 	-Itests/harness
 
 .PHONY: kmod kmod-build kmod-always kmod-check test-kernel kernel-guest \
-	kernel-guest-files bench-kernel test-vcpu
+	kernel-guest-files bench-kernel test-vcpu bench-vcpu
 
 kmod:
 	$(Q)$(if $(KDIR_GIVEN),true,scripts/deps kmod)
@@ -133,11 +136,12 @@ KGUEST_BENCH := $(KGUEST)/kbench
 KGUEST_SUID  := $(KGUEST)/kt-suid
 KGUEST_BT    := $(if $(SAN),$(KGUEST)/bt/btrace,$(BTRACE))
 KGUEST_PLIB  := $(KGUEST)/percpu-lib
+KGUEST_PDEC  := $(KGUEST)/pebs-decode
 KGUEST_EXTRA := $(KGUEST_BT) $(KGUEST_PROGS:%=$(O)/progs/%) $(KGUEST_M32) \
-		$(KMOD_TEST) $(KGUEST_PLIB) \
+		$(KMOD_TEST) $(KGUEST_PLIB) $(KGUEST_PDEC) \
 		$(KGUEST_BENCH) $(KGUEST_SUID)
 KGUEST_PUT   := $(KGUEST_BT)=btrace $(KMOD_TEST)=ptrace_bts-test.ko \
-		$(KGUEST_PLIB)=percpu-lib \
+		$(KGUEST_PLIB)=percpu-lib $(KGUEST_PDEC)=pebs-decode \
 		$(foreach p,$(KGUEST_PROGS),$(O)/progs/$(p)=progs/$(p)) \
 		$(KGUEST_M32)=tracer32 $(KGUEST_BENCH)=kbench \
 		$(KGUEST_SUID)=kt-suid:4755
@@ -159,16 +163,17 @@ $(KGUEST_M32): tests/kernel/m32/tracer32.c include/uapi/linux/ptrace_bts.h
 KGUEST_LIBA := $(if $(SAN),$(KGUEST)/bt/libbts.a,$(LIB_A))
 $(KGUEST)/bt/libbts.a: $(KGUEST)/bt/btrace ;
 
-$(KGUEST_PLIB): tests/kernel/libbts/percpu-lib.c $(KGUEST_LIBA)
+$(KGUEST_PLIB) $(KGUEST_PDEC): $(KGUEST)/%: tests/kernel/libbts/%.c $(KGUEST_LIBA)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC [guest] $@")
 	$(Q)$(CC) -O2 -g -std=gnu11 $(WARN) -D_GNU_SOURCE -Ilibbts/include \
 		-Iinclude/uapi -o $@ $< $(KGUEST_LIBA) $(LIBS)
 
-$(KGUEST_BENCH): tests/kernel/bench/kbench.c
+$(KGUEST_BENCH): tests/kernel/bench/kbench.c include/uapi/linux/ptrace_bts.h
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC [guest] $@")
-	$(Q)$(CC) -static -O2 -g -std=gnu11 $(WARN) -D_GNU_SOURCE -o $@ $<
+	$(Q)$(CC) -static -O2 -g -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude/uapi \
+		-o $@ $<
 
 # The setuid-root program the tests of the ptrace link exec (test_link.c).
 $(KGUEST_SUID): tests/kernel/suid/kt-suid.c
@@ -208,6 +213,17 @@ bench-kernel:
 	$(Q)$(if $(KDIR_GIVEN),true,scripts/deps kernel)
 	$(Q)$(MAKE) --no-print-directory kernel-guest
 	$(Q)PTBTS_BENCH=$${PTBTS_BENCH:-3000} \
+		PTBTS_QEMU_TIMEOUT=$${PTBTS_QEMU_TIMEOUT:-900} \
+		tests/kernel/qemu-run $(KGUEST)
+
+# kmod-bts, kmod-step and ptrace-step on the virtual CPU: figures only.
+bench-vcpu:
+	$(Q)$(if $(KDIR_GIVEN),true,scripts/deps kernel)
+	$(Q)scripts/vcpu >/dev/null
+	$(Q)$(MAKE) --no-print-directory kernel-guest
+	$(Q)PTBTS_QEMU="$$(scripts/vcpu --qemu | tail -n 1)" \
+		PTBTS_APPEND="pti=off retbleed=off ptbts_bench_hw=1 $${PTBTS_APPEND:-}" \
+		PTBTS_BENCH=$${PTBTS_BENCH:-3000} \
 		PTBTS_QEMU_TIMEOUT=$${PTBTS_QEMU_TIMEOUT:-900} \
 		tests/kernel/qemu-run $(KGUEST)
 

@@ -23,6 +23,7 @@
 
 #include "harness.h"
 #include "kt.h"
+#include "kt_guard.h"
 
 #define RUN_TIMEOUT 120
 
@@ -558,7 +559,7 @@ TEST(btrace, max_size_cuts_kmod_step_exactly)
  * BTS code) records static-oracle as ptrace-step does.  perf-bts keeps the
  * newest records only (ring mode); the buffer holds the whole run.
  */
-TEST(vcpu, btrace_perf_bts_same_records)
+KT_GUARDED_TEST(vcpu, btrace_perf_bts_same_records)
 {
 	char *ra = recorded("ptrace-step", "ring", "16M", "static-oracle",
 			    ORACLE_OUT, NULL);

@@ -21,6 +21,7 @@
 
 #include "harness.h"
 #include "kt.h"
+#include "kt_guard.h"
 #include "kt_step.h"
 
 #define REC sizeof(struct ptbts_record)
@@ -56,7 +57,7 @@ static bool cpuinfo_has(const char *flag)
 }
 
 /* Linux's own detection: init_intel() and perf's Intel PMU driver. */
-TEST(vcpu, linux_sees_ds_bts_and_the_pmu)
+KT_GUARDED_TEST(vcpu, linux_sees_ds_bts_and_the_pmu)
 {
 	static const char *const flags[] = { "dts", "dtes64", "pdcm", "bts",
 					     "pebs", "arch_perfmon" };
@@ -74,7 +75,7 @@ TEST(vcpu, linux_sees_ds_bts_and_the_pmu)
 	EXPECT_GT(read_int("/sys/bus/event_source/devices/intel_bts/type"), 0);
 }
 
-TEST(vcpu, caps_offer_kmod_bts)
+KT_GUARDED_TEST(vcpu, caps_offer_kmod_bts)
 {
 	struct ptbts_caps c;
 
@@ -131,7 +132,7 @@ static int bts_start(struct kt_run *r, long iters, uint64_t size,
  * the loop's 29 branches exactly, then the exit_group syscall entering the
  * kernel (with an interrupt's entry wherever one arrived).
  */
-TEST(vcpu, kmod_bts_loop_records_exactly)
+KT_GUARDED_TEST(vcpu, kmod_bts_loop_records_exactly)
 {
 	static struct ptbts_record want[64], user[256];
 	size_t n = kt_loop_expect(want, 64, 10, kt_loop_call, kt_loop_after,
@@ -278,13 +279,13 @@ static void block_under_pmis(bool migrate)
 	EXPECT_EQ(kt_pinned(), 0);
 }
 
-TEST(vcpu, kmod_bts_block_under_pmis_in_order_and_counted)
+KT_GUARDED_TEST(vcpu, kmod_bts_block_under_pmis_in_order_and_counted)
 {
 	block_under_pmis(false);
 }
 
 /* The same while the tracer moves the thread from vCPU to vCPU (taskset). */
-TEST(vcpu, kmod_bts_block_exact_across_migrations)
+KT_GUARDED_TEST(vcpu, kmod_bts_block_exact_across_migrations)
 {
 	block_under_pmis(true);
 }
@@ -332,7 +333,7 @@ TEST(vcpu, kmod_bts_second_thread_while_the_first_runs)
  * RING with a one-page buffer: the newest records, exactly, end with the
  * exit_group entry (with an interrupt's entry wherever one arrived).
  */
-TEST(vcpu, kmod_bts_ring_keeps_the_newest)
+KT_GUARDED_TEST(vcpu, kmod_bts_ring_keeps_the_newest)
 {
 	static struct ptbts_record want[3000], newest[256], user[256];
 	const uint64_t slots = KT_PAGE / REC;
@@ -421,7 +422,7 @@ static long intel_bts_run(void (*fn)(long), long arg,
  * the same user branches, record for record, and the same exit into the
  * kernel.
  */
-TEST(vcpu, intel_bts_agrees_with_kmod_bts)
+KT_GUARDED_TEST(vcpu, intel_bts_agrees_with_kmod_bts)
 {
 	static struct ptbts_record linux_recs[1024], linux_user[1024];
 	static struct ptbts_record ours_user[1024];
@@ -456,7 +457,7 @@ TEST(vcpu, intel_bts_agrees_with_kmod_bts)
  * of the tracer's pages is absent from the user page tables, so kmod-bts
  * refuses for PTI, as Linux's intel_bts does (it does not register).
  */
-TEST(vcpu_pti, kmod_bts_refused_as_intel_bts_is)
+KT_GUARDED_TEST(vcpu_pti, kmod_bts_refused_as_intel_bts_is)
 {
 	struct ptbts_caps c;
 

@@ -15,6 +15,7 @@
 
 #include "harness.h"
 #include "kt.h"
+#include "kt_guard.h"
 #include "kt_step.h"
 
 #define REC	sizeof(struct ptbts_record)
@@ -92,12 +93,12 @@ static void bts_stop_while_waiting(int sig)
 	EXPECT_EQ(kt_pinned(), 0);
 }
 
-TEST(vcpu, kmod_bts_block_interrupt_while_waiting_for_room)
+KT_GUARDED_TEST(vcpu, kmod_bts_block_interrupt_while_waiting_for_room)
 {
 	bts_stop_while_waiting(0);
 }
 
-TEST(vcpu, kmod_bts_block_sigstop_while_waiting_for_room)
+KT_GUARDED_TEST(vcpu, kmod_bts_block_sigstop_while_waiting_for_room)
 {
 	bts_stop_while_waiting(SIGSTOP);
 }

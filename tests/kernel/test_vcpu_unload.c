@@ -14,6 +14,7 @@
 
 #include "harness.h"
 #include "kt.h"
+#include "kt_guard.h"
 #include "kt_step.h"
 
 static int unload(void)
@@ -21,7 +22,7 @@ static int unload(void)
 	return syscall(SYS_delete_module, "ptrace_bts", O_NONBLOCK) ? errno : 0;
 }
 
-TEST(vcpu, kmod_bts_unload_refused_in_ptrace_stop)
+KT_GUARDED_TEST(vcpu, kmod_bts_unload_refused_in_ptrace_stop)
 {
 	struct kt_run r;
 	int st, ko, err = EAGAIN, i;

@@ -18,6 +18,10 @@ static const uint32_t sim_msr_nr[SIM_NR_MSR] = {
 	[SIM_GLOBAL_OVF_CTRL]	= DS_MSR_GLOBAL_OVF_CTRL,
 	[SIM_PMC0]		= DS_MSR_PMC0,
 	[SIM_EVNTSEL0]		= DS_MSR_EVNTSEL0,
+	[SIM_EVNTSEL1]		= DS_MSR_EVNTSEL0 + 1,
+	[SIM_EVNTSEL2]		= DS_MSR_EVNTSEL0 + 2,
+	[SIM_EVNTSEL3]		= DS_MSR_EVNTSEL0 + 3,
+	[SIM_FIXED_CTR_CTRL]	= DS_MSR_FIXED_CTR_CTRL,
 };
 
 static int sim_msr_index(struct sim_cpu *cpu, uint32_t msr)
@@ -101,6 +105,8 @@ static uint32_t sim_eax1(uint32_t family, uint32_t model)
 
 void sim_cpu_init(struct sim_cpu *cpu, int id, const struct sim_model *m)
 {
+	uint32_t i;
+
 	memset(cpu, 0, sizeof(*cpu));
 	cpu->id = id;
 	cpu->ops = (struct ds_ops){
@@ -136,6 +142,12 @@ void sim_cpu_init(struct sim_cpu *cpu, int id, const struct sim_model *m)
 	cpu->present[SIM_PMC0] = m->intel && m->pmu_version >= 1 &&
 				 m->pmu_counters >= 1;
 	cpu->present[SIM_EVNTSEL0] = cpu->present[SIM_PMC0];
+	for (i = 1; i < 4; i++)
+		cpu->present[SIM_EVNTSEL0 + i] = cpu->present[SIM_PMC0] &&
+						 m->pmu_counters > i;
+	cpu->present[SIM_FIXED_CTR_CTRL] = cpu->present[SIM_GLOBAL_STATUS];
+	if (cpu->present[SIM_FIXED_CTR_CTRL])
+		cpu->cpuida[3] = 3;
 	cpu->msr[SIM_MISC_ENABLE] = (m->bts_unavail ? DS_MISC_BTS_UNAVAIL : 0) |
 				    (m->pebs_unavail ? DS_MISC_PEBS_UNAVAIL : 0);
 	cpu->msr[SIM_PERF_CAP] = ((uint64_t)m->pebs_format << 8) |

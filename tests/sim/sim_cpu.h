@@ -20,7 +20,9 @@
  * sets GLOBAL_STATUS bit 62 and raises a PMI.
  *
  * The architectural PMU (CPUID leaf 0xA) decides which counter MSRs exist:
- * PMC0 and EVNTSEL0 with one counter, the GLOBAL_* MSRs from version 2.
+ * PMC0 and EVNTSEL0 with one counter (EVNTSEL1-3 with more, which count
+ * nothing), the GLOBAL_* MSRs and FIXED_CTR_CTRL (three fixed counters,
+ * which count nothing) from version 2.
  *
  * An MSR the CPU does not have faults: the access is refused and counted in
  * @gp_faults (a #GP on a real CPU).
@@ -36,7 +38,8 @@
 enum sim_msr {
 	SIM_DEBUGCTL, SIM_MISC_ENABLE, SIM_PERF_CAP, SIM_DS_AREA,
 	SIM_PEBS_ENABLE, SIM_PEBS_DATA_CFG, SIM_GLOBAL_STATUS, SIM_GLOBAL_CTRL,
-	SIM_GLOBAL_OVF_CTRL, SIM_PMC0, SIM_EVNTSEL0, SIM_NR_MSR
+	SIM_GLOBAL_OVF_CTRL, SIM_PMC0, SIM_EVNTSEL0, SIM_EVNTSEL1,
+	SIM_EVNTSEL2, SIM_EVNTSEL3, SIM_FIXED_CTR_CTRL, SIM_NR_MSR
 };
 
 struct sim_cpu;

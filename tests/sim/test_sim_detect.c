@@ -212,8 +212,19 @@ TEST(sim_detect, perf_busy_from_the_registers)
 	ds_detect(&cpu.ops, &dc);
 	EXPECT_FALSE(ds_perf_busy(&cpu.ops, DS_FEAT_BTS));
 	EXPECT_FALSE(ds_perf_busy(&cpu.ops, DS_FEAT_PEBS));
-	/* perf's NMI watchdog: a counter enabled, BTS still free. */
-	cpu.msr[SIM_GLOBAL_CTRL] = 1ULL << 32;
+	/*
+	 * What Linux's perf leaves once its last event is gone: every
+	 * counter's bit in GLOBAL_CTRL, none enabled by its own control.
+	 */
+	cpu.msr[SIM_GLOBAL_CTRL] = 0x70000000fULL;
+	EXPECT_FALSE(ds_perf_busy(&cpu.ops, DS_FEAT_PEBS));
+	/* A general counter that counts. */
+	cpu.msr[SIM_EVNTSEL2] = DS_EVTSEL_EN | 0xc4;
+	EXPECT_TRUE(ds_perf_busy(&cpu.ops, DS_FEAT_PEBS));
+	cpu.msr[SIM_EVNTSEL2] = 0;
+	/* perf's NMI watchdog: fixed counter 1 counts, BTS still free. */
+	cpu.msr[SIM_GLOBAL_CTRL] = 1ULL << 33;
+	cpu.msr[SIM_FIXED_CTR_CTRL] = 0xbULL << 4;
 	EXPECT_FALSE(ds_perf_busy(&cpu.ops, DS_FEAT_BTS));
 	env.perf_busy = ds_perf_busy(&cpu.ops, DS_FEAT_PEBS);
 	EXPECT_EQ(ds_refusal(&dc, &env, DS_FEAT_PEBS), PTBTS_UNAVAIL_PERF_BUSY);

@@ -74,6 +74,7 @@ TEST(sim_pebs, busy_pmu_skips_the_slice)
 	sim_trace_init(&tr, 64, PTBTS_MODE_RING, 64, 4, 0, &m);
 	sim_trace_pebs(&tr, 40, RESET);
 	tr.cpus[1].msr[SIM_GLOBAL_CTRL] = 1ULL << 33;	/* a fixed counter */
+	tr.cpus[1].msr[SIM_FIXED_CTR_CTRL] = 3ULL << 4;
 	sim_trace_in(&tr, 1);
 	EXPECT_FALSE(tr.task.running);
 	EXPECT_EQ(tr.task.foreign, 1u);

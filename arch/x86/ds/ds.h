@@ -63,6 +63,11 @@ static inline void ds_compiler_barrier(void)
 #define DS_MSR_GLOBAL_OVF_CTRL	0x390
 #define DS_MSR_PMC0		0xc1
 #define DS_MSR_EVNTSEL0		0x186
+#define DS_MSR_FIXED_CTR_CTRL	0x38d
+
+/* IA32_PERFEVTSELx: the counter counts; IA32_FIXED_CTR_CTRL: per counter. */
+#define DS_EVTSEL_EN		BIT_ULL(22)
+#define DS_FIXED_CTR_EN(i)	(3ULL << (4 * (i)))
 
 /* IA32_DEBUGCTL, Core 2 and later (the only layout a 64-bit CPU has). */
 #define DS_DEBUGCTL_TR		BIT_ULL(6)
@@ -98,6 +103,7 @@ static inline void ds_compiler_barrier(void)
 #define DS_CPUID_PMU_LEAF	0xa
 #define DS_PMU_VERSION(eax)	((eax) & 0xff)
 #define DS_PMU_COUNTERS(eax)	(((eax) >> 8) & 0xff)
+#define DS_PMU_FIXED(edx)	((edx) & 0x1f)
 
 #define DS_BTS_RECORD		24	/* 64-bit BTS record: from, to, flags */
 #define DS_PEBS_FMT_MAX		5	/* the newest format decoded */

@@ -171,10 +171,47 @@ u8 ds_refusal(const struct ds_cpu *cpu, const struct ds_env *env,
 }
 
 /**
+ * ds_counters_busy() - whether a counter counts on this CPU
+ * @ops: the CPU, one with an architectural PMU of version 2 or later
+ *
+ * A counter counts when GLOBAL_CTRL enables it and so does its own
+ * control: EVNTSELx.EN, or its field of FIXED_CTR_CTRL.  GLOBAL_CTRL alone
+ * says nothing: Linux's perf writes every counter's bit there whenever it
+ * enables the PMU (intel_pmu_enable_all()), and leaves them set after its
+ * last event is gone, with each counter's own control cleared.
+ *
+ * Return: true when one counts; an MSR that faults counts as busy.
+ */
+static bool ds_counters_busy(const struct ds_ops *ops)
+{
+	u64 ctrl, val;
+	u32 r[4], i;
+
+	if (ops->rdmsr(ops->ctx, DS_MSR_GLOBAL_CTRL, &ctrl))
+		return true;
+	ops->cpuid(ops->ctx, DS_CPUID_PMU_LEAF, 0, r);
+	for (i = 0; i < DS_PMU_COUNTERS(r[0]) && i < 32; i++) {
+		if (!(ctrl & BIT_ULL(i)))
+			continue;
+		if (ops->rdmsr(ops->ctx, DS_MSR_EVNTSEL0 + i, &val) ||
+		    (val & DS_EVTSEL_EN))
+			return true;
+	}
+	if (!(ctrl >> 32))
+		return false;
+	if (ops->rdmsr(ops->ctx, DS_MSR_FIXED_CTR_CTRL, &val))
+		return true;
+	for (i = 0; i < DS_PMU_FIXED(r[3]) && i < 16; i++)
+		if ((ctrl & BIT_ULL(32 + i)) && (val & DS_FIXED_CTR_EN(i)))
+			return true;
+	return false;
+}
+
+/**
  * ds_perf_busy() - whether perf holds what @feat needs on this CPU
  * @ops:  the CPU, one that passed ds_refusal_cpu() (its MSRs exist)
- * @feat: BTS: BTS is on in DEBUGCTL; PEBS: any counter is enabled in
- *        GLOBAL_CTRL (the NMI watchdog's included), or PEBS itself
+ * @feat: BTS: BTS is on in DEBUGCTL; PEBS: any counter counts (the NMI
+ *        watchdog's included, ds_counters_busy()), or PEBS itself is on
  *
  * Return: true when busy; an MSR that faults counts as busy.
  */
@@ -185,7 +222,7 @@ bool ds_perf_busy(const struct ds_ops *ops, enum ds_feature feat)
 	if (feat == DS_FEAT_BTS)
 		return ops->rdmsr(ops->ctx, DS_MSR_DEBUGCTL, &val) ||
 		       (val & (DS_DEBUGCTL_TR | DS_DEBUGCTL_BTS));
-	if (ops->rdmsr(ops->ctx, DS_MSR_GLOBAL_CTRL, &val) || val)
+	if (ds_counters_busy(ops))
 		return true;
 	return ops->rdmsr(ops->ctx, DS_MSR_PEBS_ENABLE, &val) || val;
 }

@@ -26,7 +26,6 @@
 #define DS_EVTSEL_CALLER	0xffffULL	/* event select, unit mask */
 #define DS_EVTSEL_USR		BIT_ULL(16)
 #define DS_EVTSEL_OS		BIT_ULL(17)
-#define DS_EVTSEL_EN		BIT_ULL(22)
 
 /**
  * ds_pebs_event_check() - whether an event and period can be sampled

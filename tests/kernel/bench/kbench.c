@@ -8,9 +8,21 @@
  * does not weigh on the timed run.  Figures only: nothing is asserted.
  * Prints "PTBTS-BENCH ..." lines.
  *
+ * On the virtual CPU with BTS ("make bench-vcpu" puts ptbts_bench_hw=1 on
+ * the kernel's command line, which init passes on in the environment),
+ * kmod-bts is measured too, in the same run, and the figures are given as
+ * ratios between the sources: TCG runs the guest at a speed of its own,
+ * and makes the CPU's BTS stores cost what helper calls cost, so only the
+ * ratios and the syscalls per MiB mean anything there.  libbts does not
+ * drive kmod-bts yet, so kbench is the tracer of kmod-bts itself, through
+ * the module's device (BLOCK, a 4 MiB buffer, WAIT and ACK), and of
+ * kmod-step the same way, so that those two compare like for like; the
+ * syscalls are then the ones kbench makes.
+ *
  * Usage: kbench [ITERATIONS]      (kbench --work N is the workload)
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -22,6 +34,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include <linux/ptrace_bts.h>
 
 #define BTRACE	"/btrace"
 #define SELF	"/kbench"
@@ -170,6 +186,7 @@ static uint64_t records_recorded(void)
 
 static double ptrace_ms, kmod_ms;
 static uint64_t ptrace_recs, kmod_recs;
+static double ptrace_spm, kmod_spm;	/* syscalls per MiB */
 
 static void bench_source(const char *label, const char *source, const char *iters,
 			 double base)
@@ -185,9 +202,11 @@ static void bench_source(const char *label, const char *source, const char *iter
 	if (!strcmp(source, "kmod-step")) {
 		kmod_ms = ms;
 		kmod_recs = recs;
+		kmod_spm = mib > 0 ? c.total / mib : 0;
 	} else if (!getenv("BTS_STEP_MODE")) {
 		ptrace_ms = ms;
 		ptrace_recs = recs;
+		ptrace_spm = mib > 0 ? c.total / mib : 0;
 	}
 	printf("PTBTS-BENCH %-20s %9.0f ms (%6.1fx untraced), %8llu records, "
 	       "%9llu syscalls = %9.0f per MiB of records "
@@ -198,6 +217,148 @@ static void bench_source(const char *label, const char *source, const char *iter
 	       (unsigned long long)c.ioctl, (unsigned long long)c.poll,
 	       (unsigned long long)c.read_write, (unsigned long long)c.other);
 	fflush(stdout);
+}
+
+/* ------------------------------------------ kbench as the module's tracer */
+
+#define DIRECT_SIZE	(4u << 20)
+
+struct direct {
+	double ms;
+	uint64_t recs, calls;
+};
+
+static long direct_ioctl(struct direct *d, int fd, unsigned long cmd, void *arg)
+{
+	d->calls++;
+	return ioctl(fd, cmd, arg);
+}
+
+/* work(@iters) in a child, recorded by the module's @source, consumed here. */
+static int direct_run(uint32_t source, long iters, struct direct *d)
+{
+	const uint64_t nslots = DIRECT_SIZE / sizeof(struct ptbts_record);
+	struct ptbts_config c = { .size = sizeof(c) };
+	struct ptbts_status st;
+	struct ptbts_ack a = { .size = sizeof(a) };
+	void *buf = mmap(NULL, DIRECT_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd = open("/dev/ptrace_bts", O_RDWR | O_CLOEXEC), status, sig;
+	double start;
+	pid_t pid;
+
+	memset(d, 0, sizeof(*d));
+	if (buf == MAP_FAILED || fd < 0)
+		return -1;
+	pid = fork();
+	if (!pid) {
+		ptrace(PTRACE_TRACEME, 0, 0, 0);
+		raise(SIGSTOP);
+		work(iters);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	c.tid = (uint32_t)pid;
+	c.source = source;
+	c.mode = PTBTS_MODE_BLOCK;
+	c.buffer = (uintptr_t)buf;
+	c.buffer_size = DIRECT_SIZE;
+	a.tid = (uint32_t)pid;
+	start = now_ms();
+	if (direct_ioctl(d, fd, PTBTS_IOC_ATTACH, &c) ||
+	    ptrace(PTRACE_CONT, pid, 0, 0)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return -1;
+	}
+	d->calls++;
+	for (;;) {
+		memset(&st, 0, sizeof(st));
+		st.size = sizeof(st);
+		st.tid = (uint32_t)pid;
+		st.timeout_ns = 1000000000ull;
+		if (direct_ioctl(d, fd, PTBTS_IOC_WAIT, &st) && errno != ETIMEDOUT)
+			break;
+		a.tail = st.wraps * nslots + st.head / sizeof(struct ptbts_record);
+		direct_ioctl(d, fd, PTBTS_IOC_ACK, &a);
+		if (st.state == PTBTS_STATE_EXITED)
+			break;
+		if (st.state == PTBTS_STATE_STOPPED) {
+			d->calls += 2;
+			if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
+				break;
+			sig = WSTOPSIG(status) == SIGTRAP ? 0 : WSTOPSIG(status);
+			ptrace(PTRACE_CONT, pid, 0, (void *)(long)sig);
+		}
+	}
+	d->ms = now_ms() - start;
+	d->recs = a.tail;
+	waitpid(pid, &status, 0);
+	close(fd);
+	munmap(buf, DIRECT_SIZE);
+	return 0;
+}
+
+static void direct_print(const char *label, const struct direct *d)
+{
+	double mib = d->recs * 24.0 / (1 << 20);
+
+	printf("PTBTS-BENCH %-20s %9.0f ms, %8llu records, %9llu syscalls = "
+	       "%9.0f per MiB of records (kbench as the tracer)\n", label,
+	       d->ms, (unsigned long long)d->recs,
+	       (unsigned long long)d->calls, mib > 0 ? d->calls / mib : 0);
+	fflush(stdout);
+}
+
+static double per_s(uint64_t recs, double ms)
+{
+	return ms > 0 ? recs / (ms / 1000) : 0;
+}
+
+/*
+ * kmod-bts against the two single-steppers, as ratios only: kmod-bts and
+ * kmod-step each with kbench as the tracer, kmod-step and ptrace-step each
+ * with btrace (above, on the same workload when @btrace); kmod-bts /
+ * ptrace-step is the product of the two.
+ */
+static void bench_hw(const char *iters, bool btrace)
+{
+	struct direct b, k;
+	double br, kr, pr, kbr;
+
+	if (direct_run(PTBTS_SOURCE_KMOD_BTS, atol(iters), &b) ||
+	    direct_run(PTBTS_SOURCE_KMOD_STEP, atol(iters), &k)) {
+		printf("PTBTS-BENCH kmod-bts: could not record (%s)\n",
+		       strerror(errno));
+		return;
+	}
+	direct_print("kmod-bts (direct)", &b);
+	direct_print("kmod-step (direct)", &k);
+	br = per_s(b.recs, b.ms);
+	kr = per_s(k.recs, k.ms);
+	kbr = per_s(kmod_recs, kmod_ms);
+	pr = per_s(ptrace_recs, ptrace_ms);
+	if (!br || !kr) {
+		printf("PTBTS-BENCH ratios: a source recorded nothing\n");
+		return;
+	}
+	if (!btrace || !pr || !kbr) {
+		printf("PTBTS-BENCH records/s ratio: kmod-bts / kmod-step %.1fx "
+		       "(kbench as tracer)\n", br / kr);
+		return;
+	}
+	printf("PTBTS-BENCH records/s ratios (same guest run): "
+	       "kmod-bts / kmod-step %.1fx (kbench as tracer), "
+	       "kmod-step / ptrace-step %.1fx (btrace), "
+	       "so kmod-bts / ptrace-step %.1fx\n", br / kr, kbr / pr,
+	       br / kr * kbr / pr);
+	printf("PTBTS-BENCH tracer syscalls per MiB of records: "
+	       "kmod-bts %.0f, kmod-step %.0f (kbench as tracer); "
+	       "kmod-step %.0f, ptrace-step %.0f (btrace)\n",
+	       b.recs ? b.calls / (b.recs * 24.0 / (1 << 20)) : 0,
+	       k.recs ? k.calls / (k.recs * 24.0 / (1 << 20)) : 0,
+	       kmod_spm, ptrace_spm);
 }
 
 int main(int argc, char **argv)
@@ -233,6 +394,8 @@ int main(int argc, char **argv)
 		       "kmod-step / ptrace-step: %.1fx (target: at least 10x)\n",
 		       pr, kr, kr / pr);
 	}
+	if (getenv("ptbts_bench_hw"))
+		bench_hw(iters, true);
 	/*
 	 * kmod-step alone on a workload 30 times larger: past the fixed cost
 	 * of starting btrace, its syscalls per MiB are the wakeups (one per
@@ -243,5 +406,7 @@ int main(int argc, char **argv)
 	base = run(self, NULL);
 	printf("PTBTS-BENCH workload: %s iterations, %.1f ms untraced\n", big, base);
 	bench_source("kmod-step", "kmod-step", big, base > 0 ? base : 1);
+	if (getenv("ptbts_bench_hw"))
+		bench_hw(big, false);
 	return 0;
 }

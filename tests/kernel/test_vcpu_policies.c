@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * kmod-bts's overflow policies and slices on the virtual CPU, under real
+ * PMIs and real scheduling:
+ *
+ *  - STOP counts exactly what it lost.  The CPU stores, from user mode,
+ *    the program's known branches, its exit_group entry, and one entry for
+ *    each interrupt or exception that arrives in user mode; the last two
+ *    are counted by perf for the tracee alone (HW_INTERRUPTS.RECEIVED,
+ *    which the virtual CPU's PMU counts, and page faults), so the number
+ *    of records the CPU produced is known, and what the buffer did not
+ *    take must be exactly STATUS's lost;
+ *  - two traced processes pinned to one vCPU, switched against each other
+ *    by the scheduler every few milliseconds, each get exactly their own
+ *    stream (the loops differ in length, so a record in the wrong stream,
+ *    or one missing, shows).
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "kt.h"
+#include "kt_guard.h"
+#include "kt_step.h"
+
+#define REC		sizeof(struct ptbts_record)
+#define HW_INTERRUPTS	0x01cbULL	/* HW_INTERRUPTS.RECEIVED */
+
+static bool kernel_addr(uint64_t a)
+{
+	return a >= 0xffff800000000000ull;
+}
+
+/* kt_seq_loop's exit_group: jnz (2 bytes), two movs (5 each), syscall. */
+static uint64_t exit_syscall(void)
+{
+	return KT_ADDR(kt_loop_jnz) + 2 + 5 + 5;
+}
+
+/* A user-mode-only counter of @pid's. */
+static int count_open(pid_t pid, uint32_t type, uint64_t config)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = type;
+	a.config = config;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	return (int)syscall(SYS_perf_event_open, &a, pid, -1, -1, 0);
+}
+
+static uint64_t count_read(int fd)
+{
+	uint64_t v = ~0ULL;
+
+	if (read(fd, &v, sizeof(v)) != sizeof(v))
+		v = ~0ULL;
+	close(fd);
+	return v;
+}
+
+KT_GUARDED_TEST(vcpu, kmod_bts_stop_counts_exactly_what_was_lost)
+{
+	const long iters = 1000;
+	const uint64_t slots = KT_PAGE / REC;
+	static struct ptbts_record want[3 * 1000];
+	size_t n = kt_loop_expect(want, 3 * 1000, iters, kt_loop_call,
+				  kt_loop_after, kt_loop_jnz);
+	uint64_t i, nuser = 0, produced, irqs, faults;
+	const struct ptbts_record *got;
+	struct kt_run r;
+	int irq_fd, pf_fd, st;
+
+	ASSERT_EQ(n, 2999u);
+	ASSERT_EQ(kt_run_start_source(&r, kt_seq_loop, iters, KT_PAGE,
+				      PTBTS_MODE_STOP, 0,
+				      PTBTS_SOURCE_KMOD_BTS), 0);
+	irq_fd = count_open(r.pid, PERF_TYPE_RAW, HW_INTERRUPTS);
+	pf_fd = count_open(r.pid, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
+	ASSERT_GE(irq_fd, 0);
+	ASSERT_GE(pf_fd, 0);
+	st = kt_run_finish(&r);
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	irqs = count_read(irq_fd);
+	faults = count_read(pf_fd);
+	ASSERT_NE(irqs, ~0ULL);
+	ASSERT_NE(faults, ~0ULL);
+	/* The branches, the exit_group entry, an entry per interrupt. */
+	produced = n + 1 + irqs + faults;
+	fprintf(stderr, "%llu records produced (%llu interrupts, %llu faults), "
+		"%llu lost\n", (unsigned long long)produced,
+		(unsigned long long)irqs, (unsigned long long)faults,
+		(unsigned long long)r.st.lost);
+	ASSERT_EQ(kt_count(&r.st, KT_PAGE), slots);
+	got = kt_run_recs(&r);
+	for (i = 0; i < slots; i++) {
+		EXPECT_EQ(PTBTS_KIND(got[i].flags), 0u);
+		if (!kernel_addr(got[i].from) && !kernel_addr(got[i].to)) {
+			EXPECT_EQ(kt_records_diff(&got[i], &want[nuser], 1), 0u);
+			nuser++;
+		} else {
+			EXPECT_TRUE(!kernel_addr(got[i].from) &&
+				    kernel_addr(got[i].to));
+		}
+	}
+	EXPECT_EQ(r.st.lost, produced - slots);
+	kt_run_end(&r);
+}
+
+/* The tracer's side of two runs at once: each to its exit. */
+struct pair {
+	pid_t pid[2];
+	int status[2];
+	long switches[2];	/* involuntary context switches */
+};
+
+static int pair_finish(struct pair *p)
+{
+	int left = 2, st, i;
+	struct rusage ru;
+	pid_t w;
+
+	for (i = 0; i < 2; i++)
+		if (ptrace(PTRACE_CONT, p->pid[i], 0, 0))
+			return -1;
+	while (left) {
+		int sig = 0;
+
+		w = wait4(-1, &st, __WALL, &ru);
+		if (w < 0)
+			return -1;
+		i = w == p->pid[1];
+		if (w != p->pid[0] && w != p->pid[1])
+			continue;
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			p->status[i] = st;
+			p->switches[i] = ru.ru_nivcsw;
+			left--;
+			continue;
+		}
+		if (WIFSTOPPED(st) && WSTOPSIG(st) != SIGSTOP &&
+		    WSTOPSIG(st) != SIGTRAP)
+			sig = WSTOPSIG(st);
+		ptrace(PTRACE_CONT, w, 0, sig);
+	}
+	return 0;
+}
+
+/* The user records of one stream, exactly kt_seq_loop(@iters)'s. */
+static void stream_exact(const struct kt_run *r, long iters)
+{
+	size_t cap = 3 * (size_t)iters, n, nuser = 0;
+	struct ptbts_record *want = calloc(cap, sizeof(*want));
+	struct ptbts_record *user = calloc(cap, sizeof(*user));
+	const struct ptbts_record *got = kt_run_recs(r);
+	uint64_t i, count = r->st.head / REC;
+
+	ASSERT_TRUE(want != NULL && user != NULL);
+	n = kt_loop_expect(want, cap, iters, kt_loop_call, kt_loop_after,
+			   kt_loop_jnz);
+	EXPECT_EQ(r->st.wraps, 0u);
+	EXPECT_EQ(r->st.lost, 0u);
+	for (i = 0; i < count; i++) {
+		EXPECT_EQ(PTBTS_KIND(got[i].flags), 0u);
+		if (!kernel_addr(got[i].from) && !kernel_addr(got[i].to)) {
+			if (nuser < cap)
+				user[nuser] = got[i];
+			nuser++;
+		} else if (kernel_addr(got[i].from) || !kernel_addr(got[i].to)) {
+			harness_fail(__FILE__, __LINE__, "record %llu {%#llx, "
+				     "%#llx} is neither a user branch nor an "
+				     "entry", (unsigned long long)i,
+				     (unsigned long long)got[i].from,
+				     (unsigned long long)got[i].to);
+		}
+	}
+	ASSERT_EQ(nuser, n);
+	EXPECT_EQ(kt_records_diff(user, want, n), 0u);
+	ASSERT_GE(count, 1u);
+	EXPECT_EQ(got[count - 1].from, exit_syscall());
+	free(want);
+	free(user);
+}
+
+KT_GUARDED_TEST(vcpu, kmod_bts_two_threads_on_one_vcpu_exact_and_separate)
+{
+	static const long iters[2] = { 40000, 60000 };
+	const uint64_t size = 2048 * KT_PAGE;
+	struct kt_run r[2];
+	struct pair p;
+	cpu_set_t one;
+	int i;
+
+	CPU_ZERO(&one);
+	CPU_SET(1, &one);
+	memset(&p, 0, sizeof(p));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(kt_run_start_source(&r[i], kt_seq_loop, iters[i], size,
+					      PTBTS_MODE_RING, 0,
+					      PTBTS_SOURCE_KMOD_BTS), 0);
+		ASSERT_EQ(sched_setaffinity(r[i].pid, sizeof(one), &one), 0);
+		p.pid[i] = r[i].pid;
+	}
+	ASSERT_EQ(pair_finish(&p), 0);
+	fprintf(stderr, "involuntary switches: %ld and %ld\n", p.switches[0],
+		p.switches[1]);
+	/* The scheduler did switch them against each other. */
+	EXPECT_GT(p.switches[0] + p.switches[1], 2);
+	for (i = 0; i < 2; i++) {
+		EXPECT_TRUE(WIFEXITED(p.status[i]) && !WEXITSTATUS(p.status[i]));
+		ASSERT_EQ(kt_status(r[i].fd, r[i].pid, &r[i].st), 0);
+		EXPECT_EQ(r[i].st.state, (unsigned)PTBTS_STATE_EXITED);
+		stream_exact(&r[i], iters[i]);
+		kt_run_end(&r[i]);
+	}
+}
