@@ -27,6 +27,7 @@ int cmd_gdbserver(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 
 /* One line on stderr: "btrace: " fmt "\n". */
 void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -117,7 +117,7 @@ $(O)/tests/abi-layout-32: tests/abi/abi_layout.c include/uapi/linux/ptrace_bts.h
 	$(Q)$(CC) -m32 -std=gnu11 -Wall -Wextra -Werror -Iinclude/uapi -o $@ $<
 
 # ------------------------------------------------------------------- runs
-TEST_DEPS := $(TEST_BIN) $(BTRACE) $(PROGS) $(ABI_BINS)
+TEST_DEPS := $(TEST_BIN) $(BTRACE) $(PROGS) $(ABI_BINS) $(VIEW_ASSETS)
 
 test:
 	$(Q)scripts/deps kernel
