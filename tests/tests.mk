@@ -5,6 +5,7 @@
 #   tests/harness/   the C test harness on Google Test
 #   tests/unit/      tests of libbts parts, in process
 #   tests/e2e/       tests that run btrace on the programs of tests/progs/
+#   tests/browser/   the driver of chromium the tests of btrace view use
 #   tests/oracle/    tests that compare btrace with qemu-user's instruction log
 #   tests/progs/     programs that are traced (never sanitised):
 #                      NAME.c [+ NAME-asm.S]  dynamic PIE with libc
