@@ -127,6 +127,22 @@ test:
 test-host: $(TEST_DEPS)
 	$(Q)scripts/run-tests $(O)
 
+# --------------------------------------------------------------- pictures
+# README's pictures are the screenshots of the browser tests
+# (view_browser.*, tests/e2e/test_view_browser.c), made small with
+# pngquant (256 colours) into doc/pictures/: 'make pictures' remakes them.
+PICTURES := view-timeline view-flame export-timeline
+pictures: $(TEST_DEPS)
+	$(Q)scripts/deps pictures
+	$(Q)$(TEST_BIN) --gtest_filter='view_browser.*'
+	$(Q)mkdir -p doc/pictures
+	$(Q)for p in $(PICTURES); do \
+		pngquant --force --speed 1 --strip -o doc/pictures/$$p.png \
+			$(O)/tests/screenshots/$$p.png || exit 1; \
+	done
+
+.PHONY: pictures
+
 # ------------------------------------------------------------------- fuzz
 FUZZ_SRC := $(wildcard tests/fuzz/*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(O)/fuzz/%)

@@ -138,7 +138,7 @@ TEST(view_browser, speedscope_export_in_speedscope)
 	char *btr = raw_record("seq-calls", NULL, 0, &rec);
 	char *json = harness_path(harness_tmpdir(), "calls.speedscope.json");
 	char *js = harness_path(harness_tmpdir(), "profile.js");
-	char from[32], to[32], url[8192], cmd[8192];
+	char from[32], to[32], url[2][8192], cmd[8192];
 	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
 	uint64_t n0 = calls_run_segment(btr);
 	FILE *f;
@@ -157,16 +157,21 @@ TEST(view_browser, speedscope_export_in_speedscope)
 		 "\"%%s\")' \"$(base64 -w0 '%s')\" > '%s'", json, js);
 	ASSERT_EQ(harness_run(argv, TIMEOUT, &sh), 0);
 	ASSERT_EQ(harness_exit_code(&sh), 0);
-	snprintf(url, sizeof(url), "file://%s/share/btrace/speedscope/release/index.html"
-		 "#localProfilePath=%s&view=sandwich", BTS_BUILD_DIR, js);
+	for (int i = 0; i < 2; i++)
+		snprintf(url[i], sizeof(url[i]), "file://%s/share/btrace/speedscope/"
+			 "release/index.html#localProfilePath=%s&view=%s", BTS_BUILD_DIR,
+			 js, i ? "time-ordered" : "sandwich");
 	{
 		const struct visit visits[] = {
-			{ url, "export-speedscope.png", "[\"Sandwich\", \"thread \"]",
+			/* The viewer's model, as its table of functions shows it. */
+			{ url[0], "export-sandwich.png", "[\"Sandwich\", \"thread \"]",
 			  "[\"main\", \"calls_run\", \"calls_f\", \"calls_g\", "
 			  "\"calls_rec\", \"calls_tail\", \"calls_leaf\"]", NULL },
+			/* The timeline. */
+			{ url[1], "export-timeline.png", "[\"thread \"]", NULL, NULL },
 		};
 
-		browse(visits, 1);
+		browse(visits, 2);
 	}
 	harness_cmd_free(&sh);
 	harness_cmd_free(&e);
