@@ -26,7 +26,7 @@
 
 static const struct command_help view_help = {
 	.name = "view",
-	.usage = { "[-o OUT.html] FILE" },
+	.usage = { "[-o OUT.html] [--from N --to M] [--thread TID] FILE" },
 	.summary = "Writes one HTML page that shows the function-call history of a trace\n"
 		   "file in speedscope: a timeline of the calls of each thread, a flame\n"
 		   "graph, and for a crash trace the crash report beside them.",
@@ -40,6 +40,9 @@ static const struct command_help view_help = {
 	"  Sandwich     a table of the functions, with callers and callees\n"
 	"Ctrl-F (or /) searches the frames by name.  Open the page at\n"
 	"OUT.html#view=left-heavy (or sandwich) to start in another view.\n"
+	"--from, --to and --thread select the history as for 'btrace export'\n"
+	"(a page of a long history is big: speedscope reads it whole); the\n"
+	"report is always whole.\n"
 	"\n"
 	"OUT.html appears only once complete; an existing regular file of\n"
 	"that name is replaced.  Default: FILE with .btr replaced by .html.\n"
@@ -50,21 +53,17 @@ static const struct command_help view_help = {
 
 struct part {
 	const char *path;
-	bool report;		/* else the history */
+	const struct dump_opts *o;	/* the history's; NULL: the report */
 };
 
 /* Runs in the child, with stdout the part's file. */
 static int make_part(const struct part *p)
 {
-	if (p->report) {
-		const struct report_opts o = { .last = 50 };
+	const struct report_opts o = { .last = 50 };
 
-		return report_write(p->path, &o);
-	} else {
-		const struct dump_opts o = { .view = VIEW_CALLS, .line_range = true };
-
-		return export_write(p->path, &o, &export_speedscope);
-	}
+	if (p->o)
+		return export_write(p->path, p->o, &export_speedscope);
+	return report_write(p->path, &o);
 }
 
 /* The part in an unnamed temporary file, or NULL (the child said why). */
@@ -144,12 +143,13 @@ static int write_page(const char *out_path, const struct view_page *p)
 	return out_file_commit(&out) ? EXIT_FAILED : 0;
 }
 
-static int view_file(const char *path, const char *out_path)
+static int view_file(const char *path, const struct dump_opts *o,
+		     const char *out_path)
 {
 	char assets[PATH_MAX];
 	const char *slash = strrchr(path, '/');
 	struct view_page p = { .assets = assets, .name = slash ? slash + 1 : path };
-	struct part history = { .path = path }, report = { .path = path, .report = true };
+	struct part history = { .path = path, .o = o }, report = { .path = path };
 	int ret;
 	bool crash;
 
@@ -178,10 +178,14 @@ static int view_file(const char *path, const char *out_path)
 
 int cmd_view(int argc, char **argv)
 {
+	struct dump_opts o = { .view = VIEW_CALLS, .line_range = true };
 	const char *output = NULL;
 	const struct option opts[] = {
 		OPT_STRING('o', "output", "OUT.html", &output,
 			   "write the page to OUT.html (default: FILE.html)"),
+		OPT_CALLBACK(0, "from", "N", &o.from, "only call segments from number N on", parse_count),
+		OPT_CALLBACK(0, "to", "M", &o.to, "only call segments up to number M", parse_count),
+		OPT_CALLBACK(0, "thread", "TID", &o.thread, "only thread TID", parse_pid),
 		OPT_END(),
 	};
 	int first = parse_options(argc, argv, &view_help, opts, 0);
@@ -200,6 +204,10 @@ int cmd_view(int argc, char **argv)
 		error("view: one trace file at a time");
 		return EXIT_USAGE;
 	}
+	if (o.from && o.to && o.from > o.to) {
+		error("view: --from is past --to");
+		return EXIT_USAGE;
+	}
 	if (output && !*output) {
 		error("view: -o: empty file name");
 		return EXIT_USAGE;
@@ -209,7 +217,7 @@ int cmd_view(int argc, char **argv)
 		error("view: out of memory");
 		return EXIT_FAILED;
 	}
-	ret = view_file(argv[first], out);
+	ret = view_file(argv[first], &o, out);
 	free(out);
 	return ret;
 }

@@ -22,7 +22,8 @@
 
 /*
  * Reads a page (argv[1]): the history in #btrace-profile, decoded and
- * parsed as JSON, prints its frames' names, one a line, then "report:"
+ * parsed as JSON, prints "profiles: N" and its frames' names, one a
+ * line, then "report:"
  * and the report's text when the page has one.  Fails on any reference
  * the browser would load from outside the page.
  */
@@ -32,6 +33,7 @@ static const char page_checker[] =
 "m = re.search(r'<script type=\"text/plain\" id=\"btrace-profile\" data-name=\"[^\"]*\">([^<]*)</script>', p)\n"
 "d = json.loads(base64.b64decode(re.sub(r'\\s', '', m.group(1))))\n"
 "assert d['$schema'] == 'https://www.speedscope.app/file-format-schema.json'\n"
+"print('profiles: %d' % len(d['profiles']))\n"
 "for f in d['shared']['frames']: print(f['name'])\n"
 "outside = re.findall(r'<(?:script|link|img|iframe)\\b[^>]*\\b(?:src|href)=[^>]*>', p)\n"
 "if outside: sys.exit('refers outside: %s' % outside)\n"
@@ -106,6 +108,40 @@ TEST(view, plain_page_default_name)
 	EXPECT_TRUE(has_line(page.out, "calls_run"));
 	EXPECT_TRUE(has_line(page.out, "calls_g"));
 	harness_cmd_free(&page);
+	harness_cmd_free(&v);
+	harness_cmd_free(&rec);
+	free(html);
+	free(btr);
+}
+
+/* --thread: that thread's history only; a thread not there: no page. */
+TEST(view, one_thread)
+{
+	struct harness_cmd rec, v, page;
+	char *btr = raw_record("threads-count", NULL, 0, &rec);
+	char *html = harness_path(harness_tmpdir(), "t.html");
+	const char *p = strstr(rec.out, "worker 2 tid ");
+	char tid[32];
+
+	ASSERT_TRUE(p != NULL);
+	snprintf(tid, sizeof(tid), "%d", atoi(p + strlen("worker 2 tid ")));
+	ASSERT_EQ(harness_btrace(&v, TIMEOUT, "view", "--thread", tid, "-o", html,
+				 btr, NULL), 0);
+	harness_cmd_free(&v);
+	check_page(html, &page);
+	EXPECT_TRUE(has_line(page.out, "profiles: 1"));
+	EXPECT_TRUE(has_line(page.out, "thr_leaf"));
+	EXPECT_FALSE(has_line(page.out, "main"));
+	harness_cmd_free(&page);
+	ASSERT_EQ(unlink(html), 0);
+	EXPECT_EQ(harness_btrace(&v, TIMEOUT, "view", "--thread", "1", "-o", html,
+				 btr, NULL), 1);
+	EXPECT_TRUE(strstr(v.err, "no thread 1 in the trace") != NULL);
+	EXPECT_EQ(access(html, F_OK), -1);
+	EXPECT_TRUE(view_no_temporary(harness_tmpdir()));
+	harness_cmd_free(&v);
+	EXPECT_EQ(harness_btrace(&v, TIMEOUT, "view", "--from", "9", "--to", "3",
+				 btr, NULL), 2);
 	harness_cmd_free(&v);
 	harness_cmd_free(&rec);
 	free(html);
