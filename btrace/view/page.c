@@ -16,26 +16,6 @@
 
 #define PIECE 49152	/* a multiple of 3: base64 pieces join up */
 
-static int copy_asset(FILE *out, const char *dir, const char *name)
-{
-	static char buf[PIECE];
-	char path[4096];
-	size_t n;
-	FILE *in;
-	int ret = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	in = fopen(path, "r");
-	if (!in)
-		return -1;
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		fwrite(buf, 1, n, out);
-	if (ferror(in))
-		ret = -1;
-	fclose(in);
-	return ret;
-}
-
 static void put_base64(FILE *out, const unsigned char *s, size_t n)
 {
 	static const char digits[] =
@@ -53,20 +33,6 @@ static void put_base64(FILE *out, const unsigned char *s, size_t n)
 		putc(i + 1 < n ? digits[(v >> 6) & 63] : '=', out);
 		putc(i + 2 < n ? digits[v & 63] : '=', out);
 	}
-}
-
-static int copy_base64(FILE *out, FILE *in)
-{
-	static unsigned char buf[PIECE];
-	size_t n;
-
-	rewind(in);
-	/* fread fills whole pieces until the end: only the last has padding. */
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0) {
-		put_base64(out, buf, n);
-		putc('\n', out);
-	}
-	return ferror(in) ? -1 : 0;
 }
 
 /* Text as HTML: the characters that would be markup, escaped. */
@@ -92,15 +58,46 @@ static void put_escaped(FILE *out, const char *s, size_t n, bool attribute)
 	}
 }
 
-static int copy_escaped(FILE *out, FILE *in)
+enum copy_as { AS_IS, AS_BASE64, AS_TEXT };
+
+/* @in from its start, in pieces: as it is, as base64 lines, as HTML text. */
+static int copy_part(FILE *out, FILE *in, enum copy_as as)
 {
 	static char buf[PIECE];
 	size_t n;
 
 	rewind(in);
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		put_escaped(out, buf, n, false);
+	/* fread fills whole pieces until the end: only the last has padding. */
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0) {
+		switch (as) {
+		case AS_IS:
+			fwrite(buf, 1, n, out);
+			break;
+		case AS_BASE64:
+			put_base64(out, (const unsigned char *)buf, n);
+			putc('\n', out);
+			break;
+		case AS_TEXT:
+			put_escaped(out, buf, n, false);
+			break;
+		}
+	}
 	return ferror(in) ? -1 : 0;
+}
+
+static int copy_asset(FILE *out, const char *dir, const char *name)
+{
+	char path[4096];
+	FILE *in;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	in = fopen(path, "r");
+	if (!in)
+		return -1;
+	ret = copy_part(out, in, AS_IS);
+	fclose(in);
+	return ret;
 }
 
 static int head(FILE *out, const struct view_page *p)
@@ -118,7 +115,7 @@ static int head(FILE *out, const struct view_page *p)
 	fputs("</style>\n<script type=\"text/plain\" id=\"btrace-profile\" data-name=\"", out);
 	put_escaped(out, p->name, strlen(p->name), true);
 	fputs("\">\n", out);
-	if (copy_base64(out, p->profile))
+	if (copy_part(out, p->profile, AS_BASE64))
 		return -1;
 	fputs("</script>\n<script type=\"text/plain\" id=\"btrace-speedscope\">\n", out);
 	if (copy_asset(out, p->assets, "speedscope.js"))
@@ -134,7 +131,7 @@ static int body(FILE *out, const struct view_page *p)
 		fputs("<aside id=\"btrace-crash\" hidden>\n<h1>Crash report: ", out);
 		put_escaped(out, p->name, strlen(p->name), false);
 		fputs("</h1>\n<pre>\n", out);
-		if (copy_escaped(out, p->report))
+		if (copy_part(out, p->report, AS_TEXT))
 			return -1;
 		fputs("</pre>\n</aside>\n", out);
 	}
