@@ -89,8 +89,16 @@ static FILE *part_file(const struct part *p)
 			_exit(EXIT_FAILED);
 		exit(make_part(p));
 	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			error("view: waitpid: %s", strerror(errno));
+			fclose(f);
+			return NULL;
+		}
+	}
+	if (WIFSIGNALED(status))
+		error("view: making the %s: killed by signal %d",
+		      p->o ? "history" : "report", WTERMSIG(status));
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		fclose(f);
 		return NULL;
