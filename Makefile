@@ -57,8 +57,10 @@ LIB_SO	:= $(O)/libbts.so.$(LIBBTS_VERSION)
 BT_SRC	:= $(sort $(wildcard btrace/*.c btrace/*/*.c))
 BT_OBJ	:= $(BT_SRC:%.c=$(O)/obj/%.o)
 BTRACE	:= $(O)/btrace
+SHARE	:= $(O)/share/btrace
+VIEW_ASSETS := $(SHARE)/view/speedscope.js
 
-all: deps-build $(LIB_A) $(LIB_SO) $(BTRACE)
+all: deps-build $(LIB_A) $(LIB_SO) $(BTRACE) $(VIEW_ASSETS)
 
 deps-build:
 	$(Q)scripts/deps build
@@ -96,6 +98,14 @@ BT_LIBS := -ledit -liberty
 $(BTRACE): $(BT_OBJ) $(LIB_A)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(BT_OBJ) $(LIB_A) $(LIBS) $(BT_LIBS)
+
+# ------------------------------------------------------------------ viewer
+# What btrace view puts in its pages, beside btrace as it is installed:
+# speedscope from its npm release (scripts/speedscope, cached outside the
+# clone) and btrace/view/page.js, page.css.
+$(VIEW_ASSETS): scripts/speedscope btrace/view/page.js btrace/view/page.css
+	$(if $(Q),@echo "  GEN     $(SHARE)")
+	$(Q)scripts/speedscope $(SHARE)
 
 include tests/tests.mk
 include kernel/kernel.mk

@@ -5,7 +5,9 @@
 #
 #   make install   [PREFIX=/usr/local] [DESTDIR=]   btrace, libbts.so.N and
 #                  its links, libbts.a, bts.h and linux/ptrace_bts.h,
-#                  libbts.pc, btrace(1) and libbts(3), bash completion
+#                  libbts.pc, btrace(1) and libbts(3), bash completion,
+#                  and in DATADIR/btrace what btrace view needs (view/)
+#                  and speedscope as npm ships it (speedscope/)
 #   make uninstall [PREFIX=...] [DESTDIR=]   removes exactly those files
 #                  (and the directories they leave empty, ours only)
 #   make update-symbols   rewrites libbts/libbts.sym from the built .so
@@ -25,6 +27,9 @@ INCLUDEDIR	?= $(PREFIX)/include
 MANDIR		?= $(PREFIX)/share/man
 PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
 COMPLETIONDIR	?= $(PREFIX)/share/bash-completion/completions
+# btrace view looks for DATADIR/btrace/view as ../share/btrace/view from
+# its own binary: DATADIR is BINDIR's ../share.
+DATADIR		?= $(PREFIX)/share
 INSTALL		?= install
 
 LIB_MAP	:= libbts/libbts.map
@@ -43,10 +48,12 @@ INSTALLED := $(BINDIR)/btrace \
 	$(MANDIR)/man1/btrace.1 $(MANDIR)/man3/libbts.3 \
 	$(COMPLETIONDIR)/btrace
 
-install: $(BTRACE) $(LIB_SO) $(LIB_A)
+install: $(BTRACE) $(LIB_SO) $(LIB_A) $(VIEW_ASSETS)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(COMPLETIONDIR)
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(COMPLETIONDIR) \
+		$(DESTDIR)$(DATADIR)/btrace/view \
+		$(DESTDIR)$(DATADIR)/btrace/speedscope/release
 	$(INSTALL) -m 755 $(BTRACE) $(DESTDIR)$(BINDIR)/btrace
 	$(INSTALL) -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libbts.so.$(LIBBTS_VERSION)
 	ln -sf libbts.so.$(LIBBTS_VERSION) $(DESTDIR)$(LIBDIR)/libbts.so.$(LIBBTS_MAJOR)
@@ -62,11 +69,18 @@ install: $(BTRACE) $(LIB_SO) $(LIB_A)
 	$(INSTALL) -m 644 man/btrace.1 $(DESTDIR)$(MANDIR)/man1/btrace.1
 	$(INSTALL) -m 644 man/libbts.3 $(DESTDIR)$(MANDIR)/man3/libbts.3
 	$(INSTALL) -m 644 completion/btrace.bash $(DESTDIR)$(COMPLETIONDIR)/btrace
+	$(INSTALL) -m 644 $(SHARE)/view/* $(DESTDIR)$(DATADIR)/btrace/view/
+	$(INSTALL) -m 644 $(SHARE)/speedscope/LICENSE $(SHARE)/speedscope/package.json \
+		$(DESTDIR)$(DATADIR)/btrace/speedscope/
+	$(INSTALL) -m 644 $(SHARE)/speedscope/release/* \
+		$(DESTDIR)$(DATADIR)/btrace/speedscope/release/
 
 # Directories are removed only when empty, and only the ones of our own
-# (include/linux): the others belong to the system.
+# (include/linux; DATADIR/btrace is wholly ours): the others belong to the
+# system.
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rm -rf $(DESTDIR)$(DATADIR)/btrace
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/linux 2>/dev/null || true
 
 # The tests read the .so and install from the build directory.

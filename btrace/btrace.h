@@ -28,6 +28,7 @@ int cmd_report(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_selftest(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 
 /* One line on stderr: "btrace: " fmt "\n". */
 void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

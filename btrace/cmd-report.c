@@ -70,7 +70,7 @@ static int report_threads(struct replay *r, const struct report_opts *o)
 	return 0;
 }
 
-static int report_file(const char *path, const struct report_opts *o)
+int report_write(const char *path, const struct report_opts *o)
 {
 	struct replay r;
 	int ret;
@@ -119,5 +119,5 @@ int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	names_keep_raw(raw_names);
-	return report_file(argv[first], &o);
+	return report_write(argv[first], &o);
 }

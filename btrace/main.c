@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	{ "gdbserver", cmd_gdbserver, "let gdb debug a program, with reverse stepping from its branches" },
 	{ "report", cmd_report, "say what killed a traced program, where, and how it got there" },
 	{ "export", cmd_export, "write the function calls of a trace file for profile viewers" },
+	{ "view",   cmd_view,   "write a web page that shows a trace file's calls (speedscope)" },
 	{ "replay", cmd_replay, "step back and forth through a trace file at a gdb-like prompt" },
 	{ "selftest", cmd_selftest, "compare every branch source that works here, record for record" },
 };

@@ -5,6 +5,7 @@
 #   tests/harness/   the C test harness on Google Test
 #   tests/unit/      tests of libbts parts, in process
 #   tests/e2e/       tests that run btrace on the programs of tests/progs/
+#   tests/browser/   the driver of chromium the tests of btrace view use
 #   tests/oracle/    tests that compare btrace with qemu-user's instruction log
 #   tests/progs/     programs that are traced (never sanitised):
 #                      NAME.c [+ NAME-asm.S]  dynamic PIE with libc
@@ -118,7 +119,7 @@ $(O)/tests/abi-layout-32: tests/abi/abi_layout.c include/uapi/linux/ptrace_bts.h
 	$(Q)$(CC) -m32 -std=gnu11 -Wall -Wextra -Werror -Iinclude/uapi -o $@ $<
 
 # ------------------------------------------------------------------- runs
-TEST_DEPS := $(TEST_BIN) $(BTRACE) $(PROGS) $(ABI_BINS)
+TEST_DEPS := $(TEST_BIN) $(BTRACE) $(PROGS) $(ABI_BINS) $(VIEW_ASSETS)
 
 test:
 	$(Q)scripts/deps kernel
@@ -126,6 +127,22 @@ test:
 
 test-host: $(TEST_DEPS)
 	$(Q)scripts/run-tests $(O)
+
+# --------------------------------------------------------------- pictures
+# README's pictures are the screenshots of the browser tests
+# (view_browser.*, tests/e2e/test_view_browser.c), made small with
+# pngquant (256 colours) into doc/pictures/: 'make pictures' remakes them.
+PICTURES := view-timeline view-flame export-timeline
+pictures: $(TEST_DEPS)
+	$(Q)scripts/deps pictures
+	$(Q)$(TEST_BIN) --gtest_filter='view_browser.*'
+	$(Q)mkdir -p doc/pictures
+	$(Q)for p in $(PICTURES); do \
+		pngquant --force --speed 1 --strip -o doc/pictures/$$p.png \
+			$(O)/tests/screenshots/$$p.png || exit 1; \
+	done
+
+.PHONY: pictures
 
 # ------------------------------------------------------------------- fuzz
 FUZZ_SRC := $(wildcard tests/fuzz/*.c)

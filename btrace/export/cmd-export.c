@@ -66,8 +66,8 @@ static bool has_thread(const struct bts_trace *t, pid_t tid)
 	return false;
 }
 
-static int export_file(const char *path, const struct dump_opts *o,
-		       const struct export_ops *ops)
+int export_write(const char *path, const struct dump_opts *o,
+		 const struct export_ops *ops)
 {
 	static char buf[1 << 16];
 	struct dump_ctx c = { .path = path, .o = o };
@@ -130,5 +130,5 @@ int cmd_export(int argc, char **argv)
 		error("export: one trace file at a time");
 		return EXIT_USAGE;
 	}
-	return export_file(argv[first], &o, ops);
+	return export_write(argv[first], &o, ops);
 }

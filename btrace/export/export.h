@@ -60,6 +60,13 @@ extern const struct export_ops export_folded, export_chrome,
 const char *export_frame_name(const struct export_frame *f, char *buf,
 			      size_t len);
 struct dump_ctx;
+struct dump_opts;
+/*
+ * The history of trace file @path, as @o selects it, to stdout in the
+ * format of @ops; an exit code, its errors said on stderr.
+ */
+int export_write(const char *path, const struct dump_opts *o,
+		 const struct export_ops *ops);
 /* Every thread of c->trace (or c->o->thread only), in c->o's range. */
 int export_trace(struct dump_ctx *c, struct export_out *x);
 

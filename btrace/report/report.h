@@ -17,6 +17,8 @@ struct report_opts {
 	bool json;
 };
 
+/* The whole report of trace file @path to stdout; an exit code. */
+int report_write(const char *path, const struct report_opts *o);
 /* The "crash" part: signal, code, address, the faulting instruction. */
 void report_crash(struct replay *r, const struct report_opts *o);
 /* One thread: backtrace, last branches, last calls; -1 when it failed. */

@@ -292,6 +292,40 @@ TEST(export, perfetto_decodes_with_protoc)
 	free(path);
 }
 
+/* speedscope's file, valid by the schema that speedscope's release ships. */
+TEST(export, speedscope_matches_schema)
+{
+	static const char validate[] =
+		"import json, sys, jsonschema\n"
+		"jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))\n"
+		"print(len(json.load(open(sys.argv[1]))['profiles']))\n";
+	char *path = harness_path(harness_tmpdir(), "s.json");
+	char *schema = harness_path(BTS_BUILD_DIR,
+				    "share/btrace/speedscope/release/file-format-schema.json");
+	char *argv[] = { "/usr/bin/python3", "-c", (char *)validate, path, schema, NULL };
+	struct harness_cmd rec, out, py;
+	char *btr = raw_record("threads-count", NULL, 0, &rec);
+	FILE *f;
+
+	ASSERT_EQ(harness_btrace(&out, TIMEOUT, "export", "--format", "speedscope",
+				 btr, NULL), 0);
+	f = fopen(path, "w");
+	ASSERT_TRUE(f != NULL);
+	fwrite(out.out, 1, out.out_len, f);
+	ASSERT_EQ(fclose(f), 0);
+	ASSERT_EQ(harness_run(argv, TIMEOUT, &py), 0);
+	if (harness_exit_code(&py))
+		FAIL("not speedscope's format: %s", py.err);
+	/* One evented profile per thread: main and four workers. */
+	EXPECT_STREQ(py.out, "5\n");
+	harness_cmd_free(&py);
+	harness_cmd_free(&out);
+	harness_cmd_free(&rec);
+	free(btr);
+	free(schema);
+	free(path);
+}
+
 /* Bad command lines and files: a message and the usual codes. */
 TEST(export, bad_input)
 {

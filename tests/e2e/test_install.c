@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "raw_dump.h"
 
 #define TIMEOUT 120
 
@@ -116,9 +117,32 @@ static void expect_mode(const char *dest, const char *rel, unsigned int mode)
 	EXPECT_EQ(st.st_mode & 07777, mode);
 }
 
+/*
+ * What btrace view needs, as the build made it, under /usr/share/btrace:
+ * btrace's page and speedscope's release, whose file names carry hashes.
+ */
+static char *share_listing(void)
+{
+	char *built = harness_path(BTS_BUILD_DIR, "share"), *list, *p;
+	const char *files = files_below(built);
+
+	ASSERT_TRUE(strstr(files, "/btrace/view/speedscope.js\n") != NULL);
+	ASSERT_TRUE(strstr(files, "/btrace/view/page.js\n") != NULL);
+	ASSERT_TRUE(strstr(files, "/btrace/speedscope/release/index.html\n") != NULL);
+	ASSERT_TRUE(strstr(files, "/btrace/speedscope/LICENSE\n") != NULL);
+	list = malloc(strlen(files) * 2 + 1);
+	ASSERT_TRUE(list != NULL);
+	for (p = list; *files; files = strchr(files, '\n') + 1)
+		p += sprintf(p, "/usr/share%.*s", (int)(strchr(files, '\n') - files + 1), files);
+	*p = '\0';
+	free(built);
+	return list;
+}
+
 TEST(install, installs_and_uninstalls_exactly)
 {
-	char *dest = dest_dir(), other[4096];
+	char *dest = dest_dir(), other[4096], want[8192];
+	char *share = share_listing(), *btr;
 	struct harness_cmd c;
 	FILE *f;
 
@@ -131,7 +155,7 @@ TEST(install, installs_and_uninstalls_exactly)
 	f = fopen(other, "w");
 	fclose(f);
 	make("install", dest);
-	EXPECT_STREQ(files_below(dest),
+	snprintf(want, sizeof(want),
 		"/usr/bin/btrace\n"
 		"/usr/bin/other\n"
 		"/usr/include/bts.h\n"
@@ -142,8 +166,10 @@ TEST(install, installs_and_uninstalls_exactly)
 		"/usr/lib/libbts.so.1.0.0\n"
 		"/usr/lib/pkgconfig/libbts.pc\n"
 		"/usr/share/bash-completion/completions/btrace\n"
+		"%s"
 		"/usr/share/man/man1/btrace.1\n"
-		"/usr/share/man/man3/libbts.3\n");
+		"/usr/share/man/man3/libbts.3\n", share);
+	EXPECT_STREQ(files_below(dest), want);
 	expect_link(dest, "/usr/lib/libbts.so", "libbts.so.1");
 	expect_link(dest, "/usr/lib/libbts.so.1", "libbts.so.1.0.0");
 	expect_mode(dest, "/usr/bin/btrace", 0755);
@@ -157,8 +183,17 @@ TEST(install, installs_and_uninstalls_exactly)
 	EXPECT_EQ(sh(&c, "'%s/usr/bin/btrace' --version", dest), 0);
 	EXPECT_TRUE(!strncmp(c.out, "btrace (ptrace-bts) ", 20));
 	harness_cmd_free(&c);
+	/* ...and finds its viewer in ../share/btrace/view. */
+	btr = raw_record("seq-calls", NULL, 0, &c);
+	harness_cmd_free(&c);
+	EXPECT_EQ(sh(&c, "'%s/usr/bin/btrace' view -o '%s/v.html' '%s'", dest,
+		     harness_tmpdir(), btr), 0);
+	EXPECT_STREQ(c.err, "");
+	harness_cmd_free(&c);
+	free(btr);
 	make("uninstall", dest);
 	EXPECT_STREQ(files_below(dest), "/usr/bin/other\n");
+	free(share);
 	free(dest);
 }
 
