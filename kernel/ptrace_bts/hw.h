@@ -30,6 +30,7 @@ extern const struct ptbts_source_ops ptbts_bts_ops;
 int ptbts_hw_start(struct ptbts_thread *t);
 void ptbts_hw_stop(struct ptbts_thread *t);
 bool ptbts_hw_end(struct ptbts_thread *t);
+void ptbts_hw_cut(struct ptbts_thread *t);
 
 /* task_gone.c: the one reader of the scheduler's fields */
 struct task_struct;
