@@ -345,3 +345,11 @@ int kt_become_user(void)
 	/* A changed uid makes the process undumpable, and so untraceable. */
 	return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 }
+
+int kt_swap_module(const char *ko, const char *args)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rmmod ptrace_bts && insmod %s %s", ko, args);
+	return system(cmd);
+}
