@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -31,6 +32,8 @@ int kt_intel_bts_open(struct kt_intel_bts *b, pid_t pid, int cpu)
 	a.type = (uint32_t)type;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
+	/* Enabled once the AUX area exists: intel_bts cannot start without. */
+	a.disabled = 1;
 	b->fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, 0);
 	if (type <= 0 || b->fd < 0) {
 		fprintf(stderr, "perf_event_open(intel_bts): %s\n", strerror(errno));
@@ -49,6 +52,10 @@ int kt_intel_bts_open(struct kt_intel_bts *b, pid_t pid, int cpu)
 		      b->fd, (off_t)pc->aux_offset);
 	if (b->aux == MAP_FAILED) {
 		fprintf(stderr, "mmap(aux): %s\n", strerror(errno));
+		return -1;
+	}
+	if (ioctl(b->fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		fprintf(stderr, "enable(intel_bts): %s\n", strerror(errno));
 		return -1;
 	}
 	return 0;
