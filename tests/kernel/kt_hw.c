@@ -67,6 +67,8 @@ size_t kt_intel_bts_read(const struct kt_intel_bts *b,
 	const struct perf_event_mmap_page *pc = b->base;
 	size_t n;
 
+	/* A running event publishes aux_head only when it stops. */
+	ioctl(b->fd, PERF_EVENT_IOC_DISABLE, 0);
 	/* Pairs with the kernel's update of aux_head (perf's AUX protocol). */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	n = (size_t)(pc->aux_head / sizeof(*out));

@@ -26,7 +26,7 @@ struct kt_intel_bts {
  * @pid -1, and maps its AUX area; 0, or -1 (the reason printed).
  */
 int kt_intel_bts_open(struct kt_intel_bts *b, pid_t pid, int cpu);
-/* Copies up to @max of its records to @out; their number. */
+/* Disables it and copies up to @max of its records to @out; their number. */
 size_t kt_intel_bts_read(const struct kt_intel_bts *b,
 			 struct ptbts_record *out, size_t max);
 void kt_intel_bts_close(struct kt_intel_bts *b);
