@@ -32,10 +32,27 @@ int ptbts_hw_start(struct ptbts_thread *t);
 bool ptbts_hw_slice_here(void);
 void ptbts_hw_stop(struct ptbts_thread *t);
 bool ptbts_hw_end(struct ptbts_thread *t);
+void ptbts_hw_cut(struct ptbts_thread *t);
 
 /* task_gone.c: the one reader of the scheduler's fields */
 struct task_struct;
 bool ptbts_task_gone(struct task_struct *p);
+
+/*
+ * The test build's knob (PTBTS_TEST_HOOKS=y, tests/kernel/kmod-test/):
+ * force_pti=1 lets the hardware sources start under page-table isolation,
+ * so that the guest's tests show the CPU failing to store through the
+ * vmap alias the user page tables lack: why PTI is refused.  A module
+ * built otherwise never ignores PTI.
+ */
+#ifdef PTBTS_TEST_HOOKS
+bool ptbts_hw_test_force_pti(void);
+#else
+static inline bool ptbts_hw_test_force_pti(void)
+{
+	return false;
+}
+#endif
 
 /* hw_pebs.c: kmod-pebs */
 extern const struct ptbts_source_ops ptbts_pebs_ops;

@@ -383,6 +383,35 @@ static void ptbts_hw_end_here(void *arg)
 		ptbts_hw_out(hw);
 }
 
+/**
+ * ptbts_hw_cut() - no record of @t's thread from now on
+ * @t: the thread object, whose ptrace link (or dumpability) just ended
+ *
+ * The moment the link ends, not at the thread's next slice: the thread may
+ * be running on another CPU, where nothing else would end its slice.  As
+ * in ptbts_hw_end(), @stopping keeps any new slice from turning BTS on and
+ * an IPI ends the running one where it runs.  Any context with interrupts
+ * on (the exit and exec probes included); ptbts_hw_end() still ends the
+ * attachment, from its release.
+ */
+void ptbts_hw_cut(struct ptbts_thread *t)
+{
+	struct ptbts_hw *hw;
+
+	spin_lock(&ptbts_hw_lock);
+	list_for_each_entry(hw, &ptbts_hw_list, node) {
+		if (hw->t != t)
+			continue;
+		WRITE_ONCE(hw->stopping, true);
+		/* Matches ptbts_hw_in()'s: it sees @stopping, or the IPI its slice. */
+		smp_mb();
+		on_each_cpu(ptbts_hw_end_here, hw, 1);
+		wake_up_all(&t->ring.room_wq);
+		break;
+	}
+	spin_unlock(&ptbts_hw_lock);
+}
+
 /*
  * An exiting thread past its last task_works still switches until it is
  * dead, through its notifier: that is unregistered only once the thread

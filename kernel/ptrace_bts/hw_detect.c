@@ -169,7 +169,7 @@ u8 ptbts_hw_unavail(u32 source, int audit)
 	u8 why;
 
 	ds_detect(&ptbts_hw_ops, &cpu);
-	env.pti = boot_cpu_has(X86_FEATURE_PTI);
+	env.pti = boot_cpu_has(X86_FEATURE_PTI) && !ptbts_hw_test_force_pti();
 	why = ds_refusal(&cpu, &env, feat);
 	if (why != PTBTS_OK)
 		return why;

@@ -15,7 +15,12 @@
  *
  * Every source checks the ptrace link before it records
  * (ptbts_thread_linked()); an attachment whose link ended is released the
- * same way.
+ * same way.  The hardware writes without asking, so for kmod-bts and
+ * kmod-pebs the end of the link also stops it at once, wherever the thread
+ * runs (ptbts_source_cut()): at the tracer's exit and exec (its probes
+ * here) and at an exec of the thread's own that leaves it non-dumpable.
+ * A PTRACE_DETACH needs no probe: the thread sits in a ptrace stop, off
+ * its CPU, and its next slice does not start (ptbts_hw_in()).
  */
 #include <linux/hashtable.h>
 #include <linux/ptrace.h>
@@ -67,11 +72,15 @@ static void ptbts_registry_unhash(struct ptbts_thread *t)
 	hash_del(&t->tracer_node);
 }
 
-/* Under the registry lock: the attachment ends, its release is queued. */
+/*
+ * Under the registry lock: the attachment ends, a hardware source stops
+ * writing at once (wherever the thread runs), its release is queued.
+ */
 static void ptbts_registry_evict(struct ptbts_thread *t, u32 why)
 {
 	ptbts_registry_unhash(t);
-	ptbts_thread_unlink(t, why);
+	if (ptbts_thread_unlink(t, why))
+		ptbts_source_cut(t);
 }
 
 /**
@@ -160,6 +169,50 @@ void ptbts_on_exit(void *data, struct task_struct *p)
 		if (t->tracer == p)
 			ptbts_registry_evict(t, PTBTS_STATE_DETACHED);
 	spin_unlock(&ptbts_reg_lock);
+}
+
+/*
+ * The hardware sources' attachments of @p, as the thread or as its
+ * tracer, whose link this exec ended: a tracer's exec ends all of its own
+ * (ptbts_tracer_linked()), the thread's own exec those it left
+ * non-dumpable (ptbts_thread_linked()).  A running thread would otherwise
+ * record on until its next slice.  kmod-step checks at its own probe.
+ */
+static void ptbts_registry_exec(struct task_struct *p)
+{
+	struct ptbts_thread *t;
+	struct hlist_node *next;
+
+	if (!ptbts_registry_may_hold(p))
+		return;
+	spin_lock(&ptbts_reg_lock);
+	hash_for_each_possible_safe(ptbts_by_task, t, next, reg_node,
+				    (unsigned long)p)
+		if (t->task == p && t->source != PTBTS_SOURCE_KMOD_STEP &&
+		    !ptbts_thread_linked(t))
+			ptbts_registry_evict(t, PTBTS_STATE_DETACHED);
+	hash_for_each_possible_safe(ptbts_by_tracer, t, next, tracer_node,
+				    (unsigned long)p)
+		if (t->tracer == p && t->source != PTBTS_SOURCE_KMOD_STEP &&
+		    !ptbts_tracer_linked(t))
+			ptbts_registry_evict(t, PTBTS_STATE_DETACHED);
+	spin_unlock(&ptbts_reg_lock);
+}
+
+/**
+ * ptbts_on_exec() - the exec probe (sched_process_exec, tracepoints.c)
+ * @data:    unused
+ * @p:       the task that exec'd, current
+ * @old_pid: its pid before
+ * @bprm:    the new image
+ *
+ * The new image is in place, its credentials and dumpability set.
+ */
+void ptbts_on_exec(void *data, struct task_struct *p, pid_t old_pid,
+		   struct linux_binprm *bprm)
+{
+	ptbts_step_on_exec(data, p, old_pid, bprm);
+	ptbts_registry_exec(p);
 }
 
 /**

@@ -20,10 +20,12 @@
  *    through its tracer's child notification, but a tracer thread that
  *    exits while its process lives on notifies nobody, and its tracees'
  *    buffers must be released then;
- *  - sched_process_exec (step_hooks.c): exec clears the trap flag, and
- *    nothing tells a module of an exec; ptrace's exec stop comes only when
- *    the tracer asked for it (PTRACE_O_TRACEEXEC).  Without the probe a
- *    recording would end silently at exec;
+ *  - sched_process_exec (lifetime.c, step_hooks.c): exec clears the trap
+ *    flag, and nothing tells a module of an exec; ptrace's exec stop comes
+ *    only when the tracer asked for it (PTRACE_O_TRACEEXEC), and never for
+ *    the tracer's own exec.  Without the probe a recording would end
+ *    silently at exec, and the hardware would record on past a tracer's
+ *    exec or a thread's setuid exec until the thread's next slice;
  *  - sched_process_fork (step_hooks.c): a child inherits the trap flag the
  *    module set, and nothing tells a module of a fork: the child would die
  *    of SIGTRAP at its first instruction;
@@ -45,7 +47,7 @@ struct ptbts_tp {
 
 static struct ptbts_tp ptbts_tps[] = {
 	{ "sched_process_exit", ptbts_on_exit },
-	{ "sched_process_exec", ptbts_step_on_exec },
+	{ "sched_process_exec", ptbts_on_exec },
 	{ "sched_process_fork", ptbts_step_on_fork },
 	{ "signal_deliver", ptbts_step_on_signal },
 };
@@ -54,7 +56,7 @@ static struct ptbts_tp ptbts_tps[] = {
 static void __maybe_unused ptbts_tp_check_types(void)
 {
 	check_trace_callback_type_sched_process_exit(ptbts_on_exit);
-	check_trace_callback_type_sched_process_exec(ptbts_step_on_exec);
+	check_trace_callback_type_sched_process_exec(ptbts_on_exec);
 	check_trace_callback_type_sched_process_fork(ptbts_step_on_fork);
 	check_trace_callback_type_signal_deliver(ptbts_step_on_signal);
 }

@@ -74,6 +74,12 @@ long kt_pinned(void);
 int kt_in_child(int (*fn)(void *), void *arg);
 #define KT_CHECK(c) do { if (!(c)) return __LINE__; } while (0)
 
+/*
+ * Replaces the loaded module by @ko (the test build is
+ * /ptrace_bts-test.ko) with the parameters @args; system()'s status.
+ */
+int kt_swap_module(const char *ko, const char *args);
+
 /* In a child: become uid/gid 1000 (no capabilities), still dumpable. */
 int kt_become_user(void);
 

@@ -430,3 +430,11 @@ size_t kt_first_other_line(const char *what, const char *got,
 	}
 	return 0;
 }
+
+int kt_swap_module(const char *ko, const char *args)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rmmod ptrace_bts && insmod %s %s", ko, args);
+	return system(cmd);
+}

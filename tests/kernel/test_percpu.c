@@ -478,14 +478,6 @@ TEST(percpu, pebs_event_validated)
 #define PARAMS "/sys/module/ptrace_bts/parameters/"
 #define BUF (4 * KT_PAGE)
 
-static int swap_module(const char *ko, const char *args)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "rmmod ptrace_bts && insmod %s %s", ko, args);
-	return system(cmd);
-}
-
 static int knob(const char *name, int cpu)
 {
 	char path[128], val[16];
@@ -1058,7 +1050,7 @@ TEST(percpu_sim, session_on_simulated_msrs)
 	size_t i;
 	int line;
 
-	ASSERT_EQ(swap_module("/ptrace_bts-test.ko", "percpu_sim=1"), 0);
+	ASSERT_EQ(kt_swap_module("/ptrace_bts-test.ko", "percpu_sim=1"), 0);
 	for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {
 		line = scenarios[i].fn();
 		if (line) {
@@ -1071,5 +1063,5 @@ TEST(percpu_sim, session_on_simulated_msrs)
 		knob("percpu_busy", -1);
 		knob("percpu_store", 0);
 	}
-	EXPECT_EQ(swap_module("/ptrace_bts.ko", ""), 0);
+	EXPECT_EQ(kt_swap_module("/ptrace_bts.ko", ""), 0);
 }

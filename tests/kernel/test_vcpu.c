@@ -13,15 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/ptrace.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "kt.h"
 #include "kt_guard.h"
+#include "kt_hw.h"
 #include "kt_step.h"
 
 #define REC sizeof(struct ptbts_record)
@@ -35,27 +34,6 @@ static int read_int(const char *path)
 	return atoi(line);
 }
 
-static bool cpuinfo_has(const char *flag)
-{
-	char line[4096], word[64];
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	bool found = false;
-
-	if (!f)
-		return false;
-	snprintf(word, sizeof(word), " %s", flag);
-	while (!found && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = ' ';
-		if (!strncmp(line, "flags", 5)) {
-			strcat(word, " ");
-			found = strstr(line, word) != NULL;
-			break;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
 /* Linux's own detection: init_intel() and perf's Intel PMU driver. */
 KT_GUARDED_TEST(vcpu, linux_sees_ds_bts_and_the_pmu)
 {
@@ -65,10 +43,10 @@ KT_GUARDED_TEST(vcpu, linux_sees_ds_bts_and_the_pmu)
 	size_t i;
 
 	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-		if (!cpuinfo_has(flags[i]))
+		if (!kt_cpuinfo_has(flags[i]))
 			harness_fail(__FILE__, __LINE__, "no %s in /proc/cpuinfo",
 				     flags[i]);
-	EXPECT_FALSE(cpuinfo_has("pti"));
+	EXPECT_FALSE(kt_cpuinfo_has("pti"));
 	ASSERT_EQ(kt_read_line("/sys/bus/event_source/devices/cpu/caps/pmu_name",
 			       name, sizeof(name)), 0);
 	EXPECT_STREQ(name, "skylake");
@@ -82,36 +60,6 @@ KT_GUARDED_TEST(vcpu, caps_offer_kmod_bts)
 	ASSERT_EQ(kt_caps(&c), 0);
 	EXPECT_EQ(c.unavail[PTBTS_SOURCE_KMOD_BTS], (unsigned)PTBTS_OK);
 	EXPECT_NE(c.sources & (1u << PTBTS_SOURCE_KMOD_BTS), 0u);
-}
-
-/* The kernel half of x86-64 (canonical addresses with bit 63 set). */
-static bool kernel_addr(uint64_t a)
-{
-	return a >= 0xffff800000000000ull;
-}
-
-/*
- * BTS with BTS_OFF_OS records what user mode executes, entries into the
- * kernel included: the syscall instructions, and any interrupt or exception
- * that arrives in user mode ({user address -> kernel entry}).  The user
- * branches (both ends in user space) go to @user; returns how many records
- * were entries, or ~0 when one is neither.
- */
-static size_t split(const struct ptbts_record *r, size_t n,
-		    struct ptbts_record *user, size_t *nuser)
-{
-	size_t i, entries = 0;
-
-	*nuser = 0;
-	for (i = 0; i < n; i++) {
-		if (!kernel_addr(r[i].from) && !kernel_addr(r[i].to))
-			user[(*nuser)++] = r[i];
-		else if (!kernel_addr(r[i].from) && kernel_addr(r[i].to))
-			entries++;
-		else
-			return ~(size_t)0;
-	}
-	return entries;
 }
 
 /* kt_seq_loop's exit_group: jnz (2 bytes), two movs (5 each), syscall. */
@@ -153,14 +101,14 @@ KT_GUARDED_TEST(vcpu, kmod_bts_loop_records_exactly)
 	got = kt_run_recs(&r);
 	nrec = r.st.head / REC;
 	ASSERT_LE(nrec, 256u);
-	entries = split(got, nrec, user, &nuser);
+	entries = kt_split_user(got, nrec, user, &nuser);
 	ASSERT_NE(entries, ~(size_t)0);
 	EXPECT_GE(entries, 1u);
 	ASSERT_EQ(nuser, n);
 	EXPECT_EQ(kt_records_diff(user, want, n), 0u);
 	ASSERT_GE(nrec, 1u);
 	EXPECT_EQ(got[nrec - 1].from, loop_exit_syscall());
-	EXPECT_TRUE(kernel_addr(got[nrec - 1].to));
+	EXPECT_TRUE(kt_kernel_addr(got[nrec - 1].to));
 	kt_run_end(&r);
 	EXPECT_EQ(kt_pinned(), 0);
 }
@@ -241,7 +189,8 @@ static void block_under_pmis(bool migrate)
 				lost_marked += rec->to;
 			else if (PTBTS_KIND(rec->flags) == PTBTS_KIND_GAP)
 				gaps++;
-			else if (kernel_addr(rec->to) && !kernel_addr(rec->from))
+			else if (kt_kernel_addr(rec->to) &&
+				 !kt_kernel_addr(rec->from))
 				entries++;
 			else if (nuser < cap)
 				user[nuser++] = *rec;
@@ -271,7 +220,7 @@ static void block_under_pmis(bool migrate)
 	 */
 	if (!PTBTS_KIND(last_flags)) {
 		EXPECT_EQ(last_from, loop_exit_syscall());
-		EXPECT_TRUE(kernel_addr(last_to));
+		EXPECT_TRUE(kt_kernel_addr(last_to));
 	}
 	kt_run_end(&r);
 	free(want);
@@ -295,7 +244,7 @@ KT_GUARDED_TEST(vcpu, kmod_bts_block_exact_across_migrations)
  * other vCPU: that vCPU has BTS on for the module's own slice, which is
  * not perf's use of BTS (the attach is not refused for it).
  */
-TEST(vcpu, kmod_bts_second_thread_while_the_first_runs)
+KT_GUARDED_TEST(vcpu, kmod_bts_second_thread_while_the_first_runs)
 {
 	struct kt_run a, b;
 	cpu_set_t set;
@@ -352,12 +301,12 @@ KT_GUARDED_TEST(vcpu, kmod_bts_ring_keeps_the_newest)
 	EXPECT_EQ(r.st.lost, 0u);
 	for (k = count - slots; k < count; k++)
 		newest[k - (count - slots)] = kt_run_recs(&r)[k % slots];
-	entries = split(newest, slots, user, &nuser);
+	entries = kt_split_user(newest, slots, user, &nuser);
 	ASSERT_NE(entries, ~(size_t)0);
 	EXPECT_GE(entries, 1u);
 	EXPECT_EQ(kt_records_diff(user, &want[n - nuser], nuser), 0u);
 	EXPECT_EQ(newest[slots - 1].from, loop_exit_syscall());
-	EXPECT_TRUE(kernel_addr(newest[slots - 1].to));
+	EXPECT_TRUE(kt_kernel_addr(newest[slots - 1].to));
 	kt_run_end(&r);
 	EXPECT_EQ(kt_pinned(), 0);
 }
@@ -369,51 +318,21 @@ KT_GUARDED_TEST(vcpu, kmod_bts_ring_keeps_the_newest)
 static long intel_bts_run(void (*fn)(long), long arg,
 			  struct ptbts_record *out, size_t max)
 {
-	const size_t page = KT_PAGE, data = 2 * page, aux = 64 * page;
-	struct perf_event_attr a;
-	struct perf_event_mmap_page *pc;
-	void *base, *auxp;
+	struct kt_intel_bts b;
+	long n = -1;
 	pid_t pid;
-	long n;
-	int fd, st;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = read_int("/sys/bus/event_source/devices/intel_bts/type");
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
 	pid = kt_seq_start(fn, arg);
 	if (pid < 0)
 		return -1;
-	fd = syscall(SYS_perf_event_open, &a, pid, -1, -1, 0);
-	if (fd < 0) {
-		fprintf(stderr, "perf_event_open(intel_bts): %s\n", strerror(errno));
+	if (kt_intel_bts_open(&b, pid, -1)) {
+		kt_intel_bts_close(&b);
 		kt_reap(pid);
 		return -1;
 	}
-	base = mmap(NULL, page + data, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (base == MAP_FAILED)
-		return -1;
-	pc = base;
-	pc->aux_offset = page + data;
-	pc->aux_size = aux;
-	auxp = mmap(NULL, aux, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		    (off_t)pc->aux_offset);
-	if (auxp == MAP_FAILED) {
-		fprintf(stderr, "mmap(aux): %s\n", strerror(errno));
-		return -1;
-	}
-	st = kt_seq_finish(pid);
-	if (!WIFEXITED(st))
-		return -1;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	n = (long)(pc->aux_head / REC);
-	if ((size_t)n > max)
-		n = (long)max;
-	memcpy(out, auxp, (size_t)n * REC);
-	munmap(auxp, aux);
-	munmap(base, page + data);
-	close(fd);
+	if (WIFEXITED(kt_seq_finish(pid)))
+		n = (long)kt_intel_bts_read(&b, out, max);
+	kt_intel_bts_close(&b);
 	return n;
 }
 
@@ -432,15 +351,15 @@ KT_GUARDED_TEST(vcpu, intel_bts_agrees_with_kmod_bts)
 	int st;
 
 	ASSERT_GT(nlinux, 0);
-	ASSERT_NE(split(linux_recs, (size_t)nlinux, linux_user, &nlinux_user),
-		  ~(size_t)0);
+	ASSERT_NE(kt_split_user(linux_recs, (size_t)nlinux, linux_user,
+				&nlinux_user), ~(size_t)0);
 	ASSERT_EQ(bts_start(&r, 100, 16 * KT_PAGE, PTBTS_MODE_RING), 0);
 	st = kt_run_finish(&r);
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	nours = r.st.head / REC;
 	ASSERT_LE(nours, 1024u);
-	ASSERT_NE(split(kt_run_recs(&r), nours, ours_user, &nours_user),
-		  ~(size_t)0);
+	ASSERT_NE(kt_split_user(kt_run_recs(&r), nours, ours_user,
+				&nours_user), ~(size_t)0);
 	EXPECT_EQ(nlinux_user, 299u);
 	ASSERT_EQ(nours_user, nlinux_user);
 	EXPECT_EQ(kt_records_diff(ours_user, linux_user, nours_user), 0u);
@@ -461,8 +380,8 @@ KT_GUARDED_TEST(vcpu_pti, kmod_bts_refused_as_intel_bts_is)
 {
 	struct ptbts_caps c;
 
-	EXPECT_TRUE(cpuinfo_has("pti"));
-	EXPECT_TRUE(cpuinfo_has("bts"));
+	EXPECT_TRUE(kt_cpuinfo_has("pti"));
+	EXPECT_TRUE(kt_cpuinfo_has("bts"));
 	ASSERT_EQ(kt_caps(&c), 0);
 	EXPECT_EQ(c.unavail[PTBTS_SOURCE_KMOD_BTS], (unsigned)PTBTS_UNAVAIL_PTI);
 	EXPECT_EQ(c.percpu_unavail, (unsigned)PTBTS_UNAVAIL_PTI);

@@ -32,6 +32,7 @@
 #include "btrace_run.h"
 #include "harness.h"
 #include "kt.h"
+#include "kt_guard.h"
 
 #define RUN_TIMEOUT	240
 #define ASYNC		true
@@ -195,19 +196,19 @@ static void agree(const char *prog, const char *arg, const char *want_out,
 	EXPECT_EQ(kt_klog_bad(), 0);
 }
 
-TEST(vcpu, agree_static_no_libc)
+KT_GUARDED_TEST(vcpu, agree_static_no_libc)
 {
 	agree("static-oracle", NULL, "static-oracle ok\n", 3000, 1, 0);
 }
 
 /* Two threads, a forked child, the exec'd image: four threads in all. */
-TEST(vcpu, agree_dynamic_libc_signal_threads_fork_exec)
+KT_GUARDED_TEST(vcpu, agree_dynamic_libc_signal_threads_fork_exec)
 {
 	agree("agree-libc", NULL, "agree-libc ok\nagree-libc again\n", 10000,
 	      4, 2);
 }
 
-TEST(vcpu, agree_i386)
+KT_GUARDED_TEST(vcpu, agree_i386)
 {
 	agree("i386-sys", NULL, NULL, 20, 1, ANY);
 }
@@ -264,7 +265,7 @@ static char *crash_report(const char *source)
 }
 
 /* The crash report of kmod-bts is kmod-step's, line for line. */
-TEST(vcpu, on_crash_kmod_bts_report_as_kmod_step)
+KT_GUARDED_TEST(vcpu, on_crash_kmod_bts_report_as_kmod_step)
 {
 	int old = personality(0xffffffff);
 	char *step, *bts;

@@ -24,6 +24,7 @@
 
 #include "harness.h"
 #include "kt.h"
+#include "kt_guard.h"
 #include "kt_step.h"
 
 #define REC		sizeof(struct ptbts_record)
@@ -198,7 +199,7 @@ static void baseline_check(const struct baseline *b)
  * the kernel's branches around them, every record well formed, read
  * through the read-only mapping of CPU 1's buffer.
  */
-TEST(vcpu, percpu_records_kernel_and_user_branches)
+KT_GUARDED_TEST(vcpu, percpu_records_kernel_and_user_branches)
 {
 	struct ptbts_percpu_status st;
 	struct baseline b;
@@ -257,7 +258,7 @@ TEST(vcpu, percpu_records_kernel_and_user_branches)
  * do not follow each other), and a loop run there afterwards is recorded
  * after the marker.  vCPU 0 records throughout.
  */
-TEST(vcpu, percpu_hotplug_while_recording)
+KT_GUARDED_TEST(vcpu, percpu_hotplug_while_recording)
 {
 	struct ptbts_percpu_status st, left;
 	const struct ptbts_record *r;
@@ -453,7 +454,7 @@ static void kmod_bts_exact_on(int cpu)
  * Linux's intel_bts really on vCPU 1 the start is refused before anything
  * is allocated (PTBTS_UNAVAIL_PERF_BUSY), and perf's event records on.
  */
-TEST(vcpu, percpu_failed_start_leaves_nothing)
+KT_GUARDED_TEST(vcpu, percpu_failed_start_leaves_nothing)
 {
 	struct ptbts_percpu_status st;
 	struct baseline b;
