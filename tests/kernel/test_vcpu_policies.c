@@ -160,6 +160,27 @@ static int pair_finish(struct pair *p)
 }
 
 /*
+ * Runs both to their exit, switched against each other, and reads their
+ * STATUS into @r.
+ */
+static void pair_run(struct pair *p, struct kt_run r[2])
+{
+	int i;
+
+	ASSERT_EQ(pair_finish(p), 0);
+	fprintf(stderr, "involuntary switches: %ld and %ld\n", p->switches[0],
+		p->switches[1]);
+	/* The scheduler did switch them against each other. */
+	EXPECT_GT(p->switches[0] + p->switches[1], 2);
+	for (i = 0; i < 2; i++) {
+		EXPECT_TRUE(WIFEXITED(p->status[i]) &&
+			    !WEXITSTATUS(p->status[i]));
+		ASSERT_EQ(kt_status(r[i].fd, r[i].pid, &r[i].st), 0);
+		EXPECT_EQ(r[i].st.state, (unsigned)PTBTS_STATE_EXITED);
+	}
+}
+
+/*
  * The user records of one stream are exactly @want's @n, and it ends
  * with the entry of the syscall at @exit_from.
  */
@@ -227,15 +248,8 @@ KT_GUARDED_TEST(vcpu, kmod_bts_two_threads_on_one_vcpu_exact_and_separate)
 		ASSERT_EQ(sched_setaffinity(r[i].pid, sizeof(one), &one), 0);
 		p.pid[i] = r[i].pid;
 	}
-	ASSERT_EQ(pair_finish(&p), 0);
-	fprintf(stderr, "involuntary switches: %ld and %ld\n", p.switches[0],
-		p.switches[1]);
-	/* The scheduler did switch them against each other. */
-	EXPECT_GT(p.switches[0] + p.switches[1], 2);
+	pair_run(&p, r);
 	for (i = 0; i < 2; i++) {
-		EXPECT_TRUE(WIFEXITED(p.status[i]) && !WEXITSTATUS(p.status[i]));
-		ASSERT_EQ(kt_status(r[i].fd, r[i].pid, &r[i].st), 0);
-		EXPECT_EQ(r[i].st.state, (unsigned)PTBTS_STATE_EXITED);
 		stream_exact(&r[i], iters[i]);
 		kt_run_end(&r[i]);
 	}
@@ -305,15 +319,7 @@ KT_GUARDED_TEST(vcpu, kmod_bts_two_threads_of_one_process_on_one_vcpu)
 	ASSERT_EQ(attach_thread(&r[1], (pid_t)tid, size), 0);
 	p.pid[0] = pid;
 	p.pid[1] = (pid_t)tid;
-	ASSERT_EQ(pair_finish(&p), 0);
-	fprintf(stderr, "involuntary switches: %ld and %ld\n", p.switches[0],
-		p.switches[1]);
-	EXPECT_GT(p.switches[0] + p.switches[1], 2);
-	for (i = 0; i < 2; i++) {
-		EXPECT_TRUE(WIFEXITED(p.status[i]) && !WEXITSTATUS(p.status[i]));
-		ASSERT_EQ(kt_status(r[i].fd, r[i].pid, &r[i].st), 0);
-		EXPECT_EQ(r[i].st.state, (unsigned)PTBTS_STATE_EXITED);
-	}
+	pair_run(&p, r);
 	/* The caller's thread: its jz is not taken, so the loop only. */
 	n = kt_loop_expect(want, cap, TWO_A, kt_two_a_call, kt_two_a_after,
 			   kt_two_a_jnz);
