@@ -49,6 +49,45 @@ kt_seq_loop:
 	LOOP	loop
 	EXIT	0
 
+/*
+ * kt_seq_two(n, m, stack): stops itself, then clone()s a thread of the
+ * same process on @stack (CLONE_VM | FS | FILES | SIGHAND | THREAD |
+ * SYSVSEM).  The calling thread runs the loop n times, the new one (after
+ * its jz, the one branch where the two differ) m times; each ends with
+ * exit, of its own thread only, and the last exit ends the process.
+ */
+	.globl	kt_seq_two, kt_two_jz, kt_two_b, kt_two_a_exit, kt_two_b_exit
+kt_seq_two:
+	mov	%rdi, %r12
+	mov	%rsi, %r13
+	mov	%rdx, %r14
+	STOP_SELF
+	mov	$0x50f00, %edi
+	mov	%r14, %rsi
+	xor	%edx, %edx
+	xor	%r10d, %r10d
+	xor	%r8d, %r8d
+	mov	$56, %eax		/* clone */
+	syscall
+	test	%eax, %eax
+kt_two_jz:
+	jz	kt_two_b
+	mov	%r12, %rbx
+	LOOP	two_a
+	xor	%edi, %edi
+	mov	$60, %eax		/* exit */
+kt_two_a_exit:
+	syscall
+	ud2
+kt_two_b:
+	mov	%r13, %rbx
+	LOOP	two_b
+	xor	%edi, %edi
+	mov	$60, %eax		/* exit */
+kt_two_b_exit:
+	syscall
+	ud2
+
 /* kt_seq_stop(n): the loop, a SIGSTOP of its own, the loop again. */
 	.globl	kt_seq_stop
 kt_seq_stop:

@@ -4,10 +4,14 @@
  * stays stoppable.  PTRACE_INTERRUPT or a SIGSTOP stops it while it
  * waits (a tracer that waits for that stop before it ACKs must not
  * deadlock), and after the ACK it runs to its end, every loss marked.
+ * Resumed before the ACK, it goes back to user mode with its records
+ * held back: it must wait again at once, losing no user branch.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/ptrace.h>
@@ -21,23 +25,76 @@
 #define REC	sizeof(struct ptbts_record)
 #define SLOTS	(KT_PAGE / REC)
 
-/* Reads the records up to @count, adding the LOST markers' counts. */
-static uint64_t bts_consume(const struct ptbts_record *recs, uint64_t tail,
-			    uint64_t count, uint64_t *lost_marked)
+struct consumed {
+	uint64_t lost_marked;	/* the LOST markers' counts */
+	uint64_t user;		/* branches from user mode to user mode */
+};
+
+static bool user_addr(uint64_t a)
 {
-	for (; tail < count; tail++)
-		if (PTBTS_KIND(recs[tail % SLOTS].flags) == PTBTS_KIND_LOST)
-			*lost_marked += recs[tail % SLOTS].to;
+	return a < 0xffff800000000000ull;
+}
+
+/* Reads the records up to @count. */
+static uint64_t bts_consume(const struct ptbts_record *recs, uint64_t tail,
+			    uint64_t count, struct consumed *c)
+{
+	for (; tail < count; tail++) {
+		const struct ptbts_record *rec = &recs[tail % SLOTS];
+
+		if (PTBTS_KIND(rec->flags) == PTBTS_KIND_LOST)
+			c->lost_marked += rec->to;
+		else if (!PTBTS_KIND(rec->flags) && user_addr(rec->from) &&
+			 user_addr(rec->to))
+			c->user++;
+	}
 	return tail;
 }
 
-static void bts_stop_while_waiting(int sig)
+/* The state letter of /proc/PID/stat, or 0. */
+static char thread_state(pid_t pid)
 {
+	char path[64], line[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Waits (10 s at most) until @pid sleeps: it waits for room. */
+static bool sleeps_within(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		if (thread_state(pid) == 'S')
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/*
+ * @sig (0: PTRACE_INTERRUPT) stops the thread while it waits for room.
+ * @ack_late: the tracer resumes it first and ACKs only once it waits
+ * again, so that it goes back to user mode with nothing acknowledged.
+ */
+static void bts_stop_while_waiting(int sig, bool ack_late)
+{
+	static struct ptbts_record want[4 * 3000];
 	struct ptbts_status st;
 	struct ptbts_config cfg;
 	struct { pid_t pid; int fd; } r;
 	void *buf = kt_map(KT_PAGE);
-	uint64_t tail = 0, lost_marked = 0;
+	uint64_t tail = 0;
+	struct consumed c = { 0, 0 };
+	size_t n = kt_loop_expect(want, 4 * 3000, 3000, kt_loop_call,
+				  kt_loop_after, kt_loop_jnz);
 	int status;
 
 	ASSERT_TRUE(buf != NULL);
@@ -72,10 +129,14 @@ static void bts_stop_while_waiting(int sig)
 	ASSERT_EQ(kt_status(r.fd, r.pid, &st), 0);
 	EXPECT_EQ(st.state, (unsigned)PTBTS_STATE_STOPPED);
 
-	/* ACK in the stop, resume, and take everything to the end. */
+	if (ack_late) {
+		ASSERT_EQ(ptrace(PTRACE_CONT, r.pid, 0, 0), 0);
+		EXPECT_TRUE(sleeps_within(r.pid));
+		ASSERT_EQ(kt_status(r.fd, r.pid, &st), 0);
+	}
+	/* ACK (in the stop, or late), resume, take everything to the end. */
 	while (st.state != PTBTS_STATE_EXITED) {
-		tail = bts_consume(buf, tail, kt_count(&st, KT_PAGE),
-				   &lost_marked);
+		tail = bts_consume(buf, tail, kt_count(&st, KT_PAGE), &c);
 		ASSERT_EQ(kt_ack(r.fd, r.pid, tail), 0);
 		if (st.state == PTBTS_STATE_STOPPED)
 			ASSERT_EQ(ptrace(PTRACE_CONT, r.pid, 0, 0), 0);
@@ -83,11 +144,13 @@ static void bts_stop_while_waiting(int sig)
 		if (st.state == PTBTS_STATE_STOPPED)
 			ASSERT_EQ(waitpid(r.pid, &status, __WALL), r.pid);
 	}
-	bts_consume(buf, tail, kt_count(&st, KT_PAGE), &lost_marked);
+	bts_consume(buf, tail, kt_count(&st, KT_PAGE), &c);
 	ASSERT_EQ(waitpid(r.pid, &status, __WALL), r.pid);
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	/* As under PMIs on this CPU: whatever is lost is marked. */
-	EXPECT_EQ(st.lost, lost_marked);
+	EXPECT_EQ(st.lost, c.lost_marked);
+	/* Only interrupt entries may be lost, never a user branch. */
+	EXPECT_EQ(c.user, (uint64_t)n);
 	close(r.fd);
 	kt_unmap(buf, KT_PAGE);
 	EXPECT_EQ(kt_pinned(), 0);
@@ -95,10 +158,20 @@ static void bts_stop_while_waiting(int sig)
 
 KT_GUARDED_TEST(vcpu, kmod_bts_block_interrupt_while_waiting_for_room)
 {
-	bts_stop_while_waiting(0);
+	bts_stop_while_waiting(0, false);
 }
 
 KT_GUARDED_TEST(vcpu, kmod_bts_block_sigstop_while_waiting_for_room)
 {
-	bts_stop_while_waiting(SIGSTOP);
+	bts_stop_while_waiting(SIGSTOP, false);
+}
+
+/*
+ * Resumed from the stop before any ACK, the thread runs back into user
+ * mode with its records held back and must wait again at its first
+ * record; the tracer ACKs only once it sleeps.  No user branch is lost.
+ */
+KT_GUARDED_TEST(vcpu, kmod_bts_block_resumed_without_room_loses_no_branch)
+{
+	bts_stop_while_waiting(0, true);
 }

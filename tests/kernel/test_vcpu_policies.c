@@ -13,7 +13,8 @@
  *  - two traced processes pinned to one vCPU, switched against each other
  *    by the scheduler every few milliseconds, each get exactly their own
  *    stream (the loops differ in length, so a record in the wrong stream,
- *    or one missing, shows).
+ *    or one missing, shows); and the same for two threads of one process,
+ *    which share an address space and the code they run.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -158,24 +159,46 @@ static int pair_finish(struct pair *p)
 	return 0;
 }
 
-/* The user records of one stream, exactly kt_seq_loop(@iters)'s. */
-static void stream_exact(const struct kt_run *r, long iters)
+/*
+ * Runs both to their exit, switched against each other, and reads their
+ * STATUS into @r.
+ */
+static void pair_run(struct pair *p, struct kt_run r[2])
 {
-	size_t cap = 3 * (size_t)iters, n, nuser = 0;
-	struct ptbts_record *want = calloc(cap, sizeof(*want));
-	struct ptbts_record *user = calloc(cap, sizeof(*user));
+	int i;
+
+	ASSERT_EQ(pair_finish(p), 0);
+	fprintf(stderr, "involuntary switches: %ld and %ld\n", p->switches[0],
+		p->switches[1]);
+	/* The scheduler did switch them against each other. */
+	EXPECT_GT(p->switches[0] + p->switches[1], 2);
+	for (i = 0; i < 2; i++) {
+		EXPECT_TRUE(WIFEXITED(p->status[i]) &&
+			    !WEXITSTATUS(p->status[i]));
+		ASSERT_EQ(kt_status(r[i].fd, r[i].pid, &r[i].st), 0);
+		EXPECT_EQ(r[i].st.state, (unsigned)PTBTS_STATE_EXITED);
+	}
+}
+
+/*
+ * The user records of one stream are exactly @want's @n, and it ends
+ * with the entry of the syscall at @exit_from.
+ */
+static void stream_is(const struct kt_run *r, const struct ptbts_record *want,
+		      size_t n, uint64_t exit_from)
+{
+	struct ptbts_record *user = calloc(n, sizeof(*user));
 	const struct ptbts_record *got = kt_run_recs(r);
 	uint64_t i, count = r->st.head / REC;
+	size_t nuser = 0;
 
-	ASSERT_TRUE(want != NULL && user != NULL);
-	n = kt_loop_expect(want, cap, iters, kt_loop_call, kt_loop_after,
-			   kt_loop_jnz);
+	ASSERT_TRUE(user != NULL);
 	EXPECT_EQ(r->st.wraps, 0u);
 	EXPECT_EQ(r->st.lost, 0u);
 	for (i = 0; i < count; i++) {
 		EXPECT_EQ(PTBTS_KIND(got[i].flags), 0u);
 		if (!kernel_addr(got[i].from) && !kernel_addr(got[i].to)) {
-			if (nuser < cap)
+			if (nuser < n)
 				user[nuser] = got[i];
 			nuser++;
 		} else if (kernel_addr(got[i].from) || !kernel_addr(got[i].to)) {
@@ -189,9 +212,21 @@ static void stream_exact(const struct kt_run *r, long iters)
 	ASSERT_EQ(nuser, n);
 	EXPECT_EQ(kt_records_diff(user, want, n), 0u);
 	ASSERT_GE(count, 1u);
-	EXPECT_EQ(got[count - 1].from, exit_syscall());
-	free(want);
+	EXPECT_EQ(got[count - 1].from, exit_from);
 	free(user);
+}
+
+/* The user records of one stream, exactly kt_seq_loop(@iters)'s. */
+static void stream_exact(const struct kt_run *r, long iters)
+{
+	size_t cap = 3 * (size_t)iters, n;
+	struct ptbts_record *want = calloc(cap, sizeof(*want));
+
+	ASSERT_TRUE(want != NULL);
+	n = kt_loop_expect(want, cap, iters, kt_loop_call, kt_loop_after,
+			   kt_loop_jnz);
+	stream_is(r, want, n, exit_syscall());
+	free(want);
 }
 
 KT_GUARDED_TEST(vcpu, kmod_bts_two_threads_on_one_vcpu_exact_and_separate)
@@ -213,16 +248,89 @@ KT_GUARDED_TEST(vcpu, kmod_bts_two_threads_on_one_vcpu_exact_and_separate)
 		ASSERT_EQ(sched_setaffinity(r[i].pid, sizeof(one), &one), 0);
 		p.pid[i] = r[i].pid;
 	}
-	ASSERT_EQ(pair_finish(&p), 0);
-	fprintf(stderr, "involuntary switches: %ld and %ld\n", p.switches[0],
-		p.switches[1]);
-	/* The scheduler did switch them against each other. */
-	EXPECT_GT(p.switches[0] + p.switches[1], 2);
+	pair_run(&p, r);
 	for (i = 0; i < 2; i++) {
-		EXPECT_TRUE(WIFEXITED(p.status[i]) && !WEXITSTATUS(p.status[i]));
-		ASSERT_EQ(kt_status(r[i].fd, r[i].pid, &r[i].st), 0);
-		EXPECT_EQ(r[i].st.state, (unsigned)PTBTS_STATE_EXITED);
 		stream_exact(&r[i], iters[i]);
 		kt_run_end(&r[i]);
 	}
+}
+
+/* A kmod-bts attachment of thread @tid, in a ptrace stop. */
+static int attach_thread(struct kt_run *r, pid_t tid, uint64_t size)
+{
+	struct ptbts_config c;
+
+	memset(r, 0, sizeof(*r));
+	r->pid = tid;
+	r->size = size;
+	r->buf = kt_map(size);
+	r->fd = kt_open();
+	if (!r->buf || r->fd < 0)
+		return -ENOMEM;
+	c = kt_step_config(tid, r->buf, size, PTBTS_MODE_RING, 0);
+	c.source = PTBTS_SOURCE_KMOD_BTS;
+	return (int)kt_ioctl(r->fd, PTBTS_IOC_ATTACH, &c);
+}
+
+#define TWO_A	40000L
+#define TWO_B	60000L
+
+static void two_threads(long unused)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+
+	(void)unused;
+	kt_seq_two(TWO_A, TWO_B, stack + sizeof(stack));
+}
+
+/*
+ * Two threads of one process pinned to one vCPU, each attached: the
+ * caller's thread at its clone event, the new one at its first stop.
+ * Each stream holds exactly its own thread's loop.
+ */
+KT_GUARDED_TEST(vcpu, kmod_bts_two_threads_of_one_process_on_one_vcpu)
+{
+	const uint64_t size = 2048 * KT_PAGE;
+	size_t cap = 3 * TWO_B + 1, n;
+	struct ptbts_record *want = calloc(cap, sizeof(*want));
+	unsigned long tid = 0;
+	struct kt_run r[2];
+	struct pair p;
+	cpu_set_t one;
+	pid_t pid;
+	int st, i;
+
+	ASSERT_TRUE(want != NULL);
+	memset(&p, 0, sizeof(p));
+	pid = kt_seq_start(two_threads, 0);
+	ASSERT_GT(pid, 0);
+	CPU_ZERO(&one);
+	CPU_SET(1, &one);
+	ASSERT_EQ(sched_setaffinity(pid, sizeof(one), &one), 0);
+	ASSERT_EQ(ptrace(PTRACE_SETOPTIONS, pid, 0, PTRACE_O_TRACECLONE), 0);
+	ASSERT_EQ(ptrace(PTRACE_CONT, pid, 0, 0), 0);
+	ASSERT_EQ(waitpid(pid, &st, __WALL), pid);
+	ASSERT_TRUE(WIFSTOPPED(st));
+	ASSERT_EQ(st >> 8, SIGTRAP | (PTRACE_EVENT_CLONE << 8));
+	ASSERT_EQ(ptrace(PTRACE_GETEVENTMSG, pid, 0, &tid), 0);
+	ASSERT_EQ(waitpid((pid_t)tid, &st, __WALL), (pid_t)tid);
+	ASSERT_TRUE(WIFSTOPPED(st));
+	ASSERT_EQ(attach_thread(&r[0], pid, size), 0);
+	ASSERT_EQ(attach_thread(&r[1], (pid_t)tid, size), 0);
+	p.pid[0] = pid;
+	p.pid[1] = (pid_t)tid;
+	pair_run(&p, r);
+	/* The caller's thread: its jz is not taken, so the loop only. */
+	n = kt_loop_expect(want, cap, TWO_A, kt_two_a_call, kt_two_a_after,
+			   kt_two_a_jnz);
+	stream_is(&r[0], want, n, KT_ADDR(kt_two_a_exit));
+	/* The new thread: its taken jz, then its loop. */
+	want[0] = kt_rec(KT_ADDR(kt_two_jz), KT_ADDR(kt_two_b), 0);
+	n = 1 + kt_loop_expect(want + 1, cap - 1, TWO_B, kt_two_b_call,
+			       kt_two_b_after, kt_two_b_jnz);
+	stream_is(&r[1], want, n, KT_ADDR(kt_two_b_exit));
+	for (i = 0; i < 2; i++)
+		kt_run_end(&r[i]);
+	free(want);
+	EXPECT_EQ(kt_pinned(), 0);
 }

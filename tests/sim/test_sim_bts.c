@@ -92,6 +92,53 @@ TEST(sim_bts, block_waits_when_full)
 	sim_trace_free(&tr);
 }
 
+static void user_branch(struct sim_trace *tr)
+{
+	sim_branch(&tr->cpus[tr->cpu], sim_from(tr->next),
+		   sim_from(tr->next) + 8, 3);
+	tr->next++;
+}
+
+/*
+ * BLOCK: a thread whose wait for room ends without room (a signal, a
+ * ptrace stop; or a switch took in the records its PMI was late for)
+ * goes back to user mode with records held back and no wait queued.  Its
+ * next record must bring the PMI that makes it wait, before the scratch
+ * area fills: it loses nothing, however long the tracer takes.
+ */
+TEST(sim_bts, block_back_in_user_mode_without_room_loses_nothing)
+{
+	struct sim_trace tr;
+	unsigned latency, ran;
+
+	for (latency = 0; latency <= 5; latency++) {
+		sim_trace_init(&tr, 50, PTBTS_MODE_BLOCK, 50, 5, latency,
+			       NULL);
+		tr.ack_div = 0;
+		sim_trace_in(&tr, 0);
+		while (!tr.must_block)
+			user_branch(&tr);
+		EXPECT_TRUE(tr.task.bts.blocked);
+		/* The wait ends at once, no ACK: back to user mode. */
+		sim_trace_out(&tr);
+		sim_trace_in(&tr, 0);
+		tr.must_block = false;
+		for (ran = 0; !tr.must_block && ran < 100; ran++)
+			user_branch(&tr);
+		EXPECT_EQ(ran, 1u + latency);
+		EXPECT_EQ(tr.task.bts.lost, 0u);
+		sim_trace_run(&tr, 500, 0, false);
+		sim_trace_out(&tr);
+		sim_trace_consume(&tr);
+		EXPECT_EQ(tr.bad, 0u);
+		EXPECT_EQ(tr.expect, tr.next);
+		EXPECT_EQ(tr.task.bts.lost, 0u);
+		EXPECT_EQ(tr.task.bts.pending, 0u);
+		expect_clean_cpus(&tr);
+		sim_trace_free(&tr);
+	}
+}
+
 /* RING: the region holds the newest records; laps are counted exactly. */
 TEST(sim_bts, ring_keeps_newest)
 {

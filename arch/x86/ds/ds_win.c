@@ -203,17 +203,24 @@ void ds_win_collect(struct ds_win *w, u64 index, u64 tail)
 		ds_win_lose(w, n);
 }
 
-/* BLOCK with records held back: the hardware goes on into scratch. */
+/*
+ * BLOCK with records held back: the hardware goes on into scratch.  The
+ * thread gets here on its way back to user mode without room: its wait
+ * ended at a signal or a stop, or a switch took in records its PMI had
+ * not yet moved on.  Its first record brings the PMI that makes it wait
+ * again, so the scratch area only has to hold what that PMI may be late
+ * by.  Only a thread that keeps coming back without waiting (signal after
+ * signal) fills it; it then loses its newest records rather than overrun
+ * the area.  What is kept fits the region with one record to spare, so
+ * that ds_win_room() can come true.
+ */
 static void ds_win_arm_blocked(struct ds_win *w, struct ds_fields *f)
 {
-	u64 keep = 2 * w->cfg.margin + 2;
+	u64 keep = ds_min(ds_scratch_recs(w) - w->cfg.margin - 1,
+			  w->cfg.nslots - 1);
 	u32 rs = w->cfg.rec_size;
 	u64 scratch = (u64)(unsigned long)w->cfg.scratch;
 
-	/*
-	 * Only a thread that keeps running user code while blocked gets
-	 * here; it loses its newest records rather than overrun the area.
-	 */
 	if (w->pending > keep) {
 		ds_win_lose(w, w->pending - keep);
 		w->pending = keep;
@@ -221,7 +228,7 @@ static void ds_win_arm_blocked(struct ds_win *w, struct ds_fields *f)
 	f->base = scratch;
 	f->index = scratch + w->pending * rs;
 	f->abs_max = scratch + ds_scratch_recs(w) * rs;
-	f->threshold = f->abs_max - w->cfg.margin * rs;
+	f->threshold = f->index + rs;
 }
 
 /**
