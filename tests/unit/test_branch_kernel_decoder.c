@@ -18,15 +18,10 @@
  * itself is wrong by the SDM are counted, not compared: kernel_knows()
  * and kernel_misses_part() list them.
  */
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
-#include <unistd.h>
-
-#include <Zydis/Zydis.h>
 
 #include "branch/branch.h"
+#include "branch_corpus.h"
 #include "harness.h"
 #include "kernel_insn.h"
 
@@ -136,18 +131,6 @@ static bool kernel_knows(const struct kernel_insn *k, bool m64)
 	return k->vex || k->nop != 1 || !is_prefix(k->op[0], m64);
 }
 
-static void decoder_init(ZydisDecoder *zd, bool m64)
-{
-	ZyanStatus s;
-
-	if (m64)
-		s = ZydisDecoderInit(zd, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-	else
-		s = ZydisDecoderInit(zd, ZYDIS_MACHINE_MODE_LONG_COMPAT_32,
-				     ZYDIS_STACK_WIDTH_32);
-	ASSERT_TRUE(ZYAN_SUCCESS(s));
-}
-
 /*
  * Where the kernel decoder's opcode map lacks the ModRM byte or the
  * immediates of an instruction the CPU defines (Zydis decodes it): it
@@ -155,14 +138,18 @@ static void decoder_init(ZydisDecoder *zd, bool m64)
  * CPU's mandatory prefix is the last 66/F2/F3 and other prefixes do not
  * count ("66 2E 0F 73 /7 ib", pslldq); a prefix the opcode ignores sends
  * it to an empty table ("F3 0F 98", sets); the map has no reserved NOPs
- * (0F 1D /r) nor SSE4a's insertq (F2 0F 78 /r ib ib).  Compilers emit
- * none of these forms.
+ * (0F 1D /r) nor SSE4a's insertq (F2 0F 78 /r ib ib).  Nor has it AMD's
+ * XOP (8F with a map field of 8 or more: AMD APM vol. 3, "XOP"), which it
+ * takes for pop Ev.  Compilers emit none of these forms for CPUs the
+ * kernel decoder serves.
  */
 static bool kernel_misses_part(const struct kernel_insn *k,
 			       const ZydisDecodedInstruction *z)
 {
 	unsigned int zimm = (z->raw.imm[0].size + z->raw.imm[1].size) / 8;
 
+	if (z->encoding == ZYDIS_INSTRUCTION_ENCODING_XOP)
+		return true;
 	if (!k->has_modrm && (z->attributes & ZYDIS_ATTRIB_HAS_MODRM))
 		return true;
 	return k->imm_bytes < zimm;
@@ -179,13 +166,11 @@ struct tally {
 static void report(struct tally *t, const unsigned char *p, unsigned int n,
 		   unsigned long off, const char *msg)
 {
-	char hex[3 * 16 + 1] = "";
-	unsigned int i;
+	char hex[3 * 16 + 1];
 
 	if (++t->mismatched > 10)
 		return;
-	for (i = 0; i < n && i < 16; i++)
-		sprintf(hex + 3 * i, " %02x", p[i]);
+	branch_hex(hex, p, n);
 	harness_fail(__FILE__, __LINE__, "%s +0x%lx:%s: %s", t->what, off, hex,
 		     msg);
 }
@@ -210,7 +195,7 @@ static unsigned int compare_one(const ZydisDecoder *zd, const unsigned char *p, 
 		return k.len;
 	/* Xeon Phi's MVEX: Zydis decodes it, the classifier refuses it. */
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(zd, NULL, p, avail, &z)) ||
-	    !strncmp(ZydisISAExtGetString(z.meta.isa_ext), "KNC", 3)) {
+	    branch_zydis_knc(&z)) {
 		t->undefined++;
 		return k.len;
 	}
@@ -252,40 +237,21 @@ static void sweep(const ZydisDecoder *zd, const unsigned char *p, size_t n, bool
 	}
 }
 
+static void sweep_section(const ZydisDecoder *zd, const unsigned char *p,
+			  size_t n, bool m64, void *t)
+{
+	sweep(zd, p, n, m64, t);
+}
+
 static void sweep_elf(const char *path)
 {
 	struct tally t = { path, 0, 0, 0, 0 };
-	Elf_Scn *scn = NULL;
-	ZydisDecoder zd;
-	GElf_Ehdr eh;
+	const char *err;
 	bool m64;
-	Elf *e;
-	int fd;
 
-	ASSERT_NE(elf_version(EV_CURRENT), (unsigned int)EV_NONE);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		FAIL("%s: %m", path);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || !gelf_getehdr(e, &eh)) {
-		close(fd);
-		FAIL("%s: %s", path, elf_errmsg(-1));
-	}
-	m64 = eh.e_ident[EI_CLASS] == ELFCLASS64;
-	decoder_init(&zd, m64);
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_EXECINSTR))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (d && d->d_buf)
-			sweep(&zd, d->d_buf, d->d_size, m64, &t);
-	}
-	elf_end(e);
-	close(fd);
+	err = branch_elf_sections(path, &m64, sweep_section, &t);
+	if (err)
+		FAIL("%s", err);
 	print_tally(&t, m64 ? "64-bit" : "32-bit");
 	EXPECT_GT(t.compared, 5000UL);
 	EXPECT_EQ(t.mismatched, 0UL);
@@ -311,53 +277,17 @@ TEST(branch_kernel_decoder, libc_32bit)
 	sweep_elf("/usr/lib32/libc.so.6");
 }
 
-static uint32_t xorshift(uint32_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 17;
-	*s ^= *s << 5;
-	return *s;
-}
-
-/* Random bytes after a few prefixes, sometimes an escape: 0F, 0F38, 0F3A, VEX. */
-static void random_insn(unsigned char *b, uint32_t *seed)
-{
-	static const unsigned char pfx[] = {
-		0x66, 0x67, 0xf2, 0xf3, 0xf0, 0x2e, 0x48, 0x41,
-	};
-	unsigned int i, np = xorshift(seed) % 4;
-
-	for (i = 0; i < 16; i++)
-		b[i] = xorshift(seed);
-	for (i = 0; i < np; i++)
-		b[i] = pfx[xorshift(seed) % sizeof(pfx)];
-	switch (xorshift(seed) % 6) {
-	case 0:
-		b[np] = 0x0f;
-		break;
-	case 1:
-		b[np] = 0x0f, b[np + 1] = 0x38;
-		break;
-	case 2:
-		b[np] = 0x0f, b[np + 1] = 0x3a;
-		break;
-	case 3:
-		b[np] = 0xc4, b[np + 1] = (b[np + 1] & 0xe0) | (1 + xorshift(seed) % 3);
-		break;
-	}
-}
-
 static void random_mode(bool m64)
 {
 	struct tally t = { "random", 0, 0, 0, 0 };
-	uint32_t seed = 0x2545f491;
+	uint32_t seed = 0x2545f491;	/* not branch_zydis's: other bytes */
 	unsigned char b[16];
 	ZydisDecoder zd;
 	unsigned long i;
 
-	decoder_init(&zd, m64);
+	ASSERT_TRUE(branch_zydis_init(&zd, m64));
 	for (i = 0; i < 1000000; i++) {
-		random_insn(b, &seed);
+		branch_random_insn(b, &seed);
 		compare_one(&zd, b, sizeof(b), m64, i, &t);
 	}
 	print_tally(&t, m64 ? "64-bit" : "32-bit");
