@@ -28,8 +28,20 @@ bool branch_zydis_knc(const ZydisDecodedInstruction *z)
 	return !strncmp(ZydisISAExtGetString(z->meta.isa_ext), "KNC", 3);
 }
 
-const char *branch_elf_sections(const char *path, bool *m64,
-				branch_section_fn *fn, void *ctx)
+static void sweep(const ZydisDecoder *zd, const unsigned char *p, size_t n,
+		  bool m64, branch_insn_fn *fn, void *ctx)
+{
+	size_t off = 0;
+
+	while (off < n) {
+		unsigned int len = fn(zd, p + off, n - off, m64, off, ctx);
+
+		off += len ? len : 1;
+	}
+}
+
+const char *branch_elf_sweep(const char *path, bool *m64, branch_insn_fn *fn,
+			     void *ctx)
 {
 	static char err[512];
 	Elf_Scn *scn = NULL;
@@ -73,7 +85,7 @@ const char *branch_elf_sections(const char *path, bool *m64,
 			continue;
 		d = elf_getdata(scn, NULL);
 		if (d && d->d_buf)
-			fn(&zd, d->d_buf, d->d_size, *m64, ctx);
+			sweep(&zd, d->d_buf, d->d_size, *m64, fn, ctx);
 	}
 	elf_end(e);
 	close(fd);

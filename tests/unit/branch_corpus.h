@@ -21,16 +21,23 @@ bool branch_zydis_init(ZydisDecoder *zd, bool m64);
 /* Xeon Phi's (KNC) encodings, which no CPU that runs this kernel has. */
 bool branch_zydis_knc(const ZydisDecodedInstruction *z);
 
-typedef void branch_section_fn(const ZydisDecoder *zd, const unsigned char *p,
-			       size_t n, bool m64, void *ctx);
+/*
+ * Compares one instruction at @p (@n bytes left, at offset @off of its
+ * section) and returns its length, or 0 where there is none.
+ */
+typedef unsigned int branch_insn_fn(const ZydisDecoder *zd,
+				    const unsigned char *p, size_t n, bool m64,
+				    unsigned long off, void *ctx);
 
 /*
- * Calls @fn on each executable section of the x86 ELF file @path (.text,
- * .plt, .init, ...: all that executes), with Zydis set for its mode.
- * Returns NULL, or what went wrong (valid until the next call).
+ * A linear sweep of each executable section of the x86 ELF file @path
+ * (.text, .plt, .init, ...: all that executes), with Zydis set for its
+ * mode: @fn on each instruction; where it finds none (data in code,
+ * padding), one byte on.  Returns NULL, or what went wrong (valid until
+ * the next call).
  */
-const char *branch_elf_sections(const char *path, bool *m64,
-				branch_section_fn *fn, void *ctx);
+const char *branch_elf_sweep(const char *path, bool *m64, branch_insn_fn *fn,
+			     void *ctx);
 
 /*
  * Fills @b with one pseudo-random instruction, deterministic in @seed: a

@@ -103,8 +103,9 @@ static void report(struct tally *t, const unsigned char *p, unsigned int n,
  */
 static unsigned int compare_one(const ZydisDecoder *zd, const unsigned char *p,
 				size_t n, bool m64, unsigned long off,
-				struct tally *t)
+				void *tally)
 {
+	struct tally *t = tally;
 	ZydisDecodedInstruction z;
 	struct ptbts_insn in;
 	int kind, rel, ret;
@@ -131,35 +132,13 @@ static unsigned int compare_one(const ZydisDecoder *zd, const unsigned char *p,
 	return z.length;
 }
 
-/*
- * A linear sweep: on bytes Zydis cannot decode (data in code, padding),
- * both step one byte and start again from the same address.
- */
-static void sweep(const ZydisDecoder *zd, const unsigned char *p, size_t n,
-		  bool m64, struct tally *t)
-{
-	size_t off = 0;
-
-	while (off < n) {
-		unsigned int len = compare_one(zd, p + off, n - off, m64, off, t);
-
-		off += len ? len : 1;
-	}
-}
-
-static void sweep_section(const ZydisDecoder *zd, const unsigned char *p,
-			  size_t n, bool m64, void *t)
-{
-	sweep(zd, p, n, m64, t);
-}
-
 static void sweep_elf(const char *path)
 {
 	struct tally t = { path, 0, 0 };
 	const char *err;
 	bool m64;
 
-	err = branch_elf_sections(path, &m64, sweep_section, &t);
+	err = branch_elf_sweep(path, &m64, compare_one, &t);
 	if (err)
 		FAIL("%s", err);
 	printf("[ branch ] %s (%s): %lu instructions compared, %lu mismatches\n",

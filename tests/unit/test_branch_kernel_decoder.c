@@ -179,10 +179,12 @@ static void report(struct tally *t, const unsigned char *p, unsigned int n,
  * Compares one instruction at @p (@n bytes left).  Returns the kernel
  * decoder's length, or 0 where it decodes nothing.
  */
-static unsigned int compare_one(const ZydisDecoder *zd, const unsigned char *p, size_t n, bool m64,
-				unsigned long off, struct tally *t)
+static unsigned int compare_one(const ZydisDecoder *zd, const unsigned char *p,
+				size_t n, bool m64, unsigned long off,
+				void *tally)
 {
 	unsigned int avail = n < 15 ? (unsigned int)n : 15;
+	struct tally *t = tally;
 	ZydisDecodedInstruction z;
 	struct kernel_insn k;
 	struct ptbts_insn in;
@@ -225,31 +227,13 @@ static void print_tally(const struct tally *t, const char *mode)
 	       t->mismatched);
 }
 
-/* A linear sweep; on bytes the kernel decoder refuses, one byte on. */
-static void sweep(const ZydisDecoder *zd, const unsigned char *p, size_t n, bool m64, struct tally *t)
-{
-	size_t off = 0;
-
-	while (off < n) {
-		unsigned int len = compare_one(zd, p + off, n - off, m64, off, t);
-
-		off += len ? len : 1;
-	}
-}
-
-static void sweep_section(const ZydisDecoder *zd, const unsigned char *p,
-			  size_t n, bool m64, void *t)
-{
-	sweep(zd, p, n, m64, t);
-}
-
 static void sweep_elf(const char *path)
 {
 	struct tally t = { path, 0, 0, 0, 0 };
 	const char *err;
 	bool m64;
 
-	err = branch_elf_sections(path, &m64, sweep_section, &t);
+	err = branch_elf_sweep(path, &m64, compare_one, &t);
 	if (err)
 		FAIL("%s", err);
 	print_tally(&t, m64 ? "64-bit" : "32-bit");
