@@ -11,6 +11,7 @@
 #                      NAME.c [+ NAME-asm.S]  dynamic PIE with libc
 #                      static-NAME.S|.c       static, no libc
 #   tests/abi/       the uapi layout checker, built -m32 and -m64
+#   tests/kinsn/     the kernel's insn_decode(), for test_branch_kernel_decoder.c
 #   tests/fuzz/      libFuzzer targets (clang)
 #   tests/bench/     benchmarks, never part of the pass/fail run
 
