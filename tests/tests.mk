@@ -11,6 +11,7 @@
 #                      NAME.c [+ NAME-asm.S]  dynamic PIE with libc
 #                      static-NAME.S|.c       static, no libc
 #   tests/abi/       the uapi layout checker, built -m32 and -m64
+#   tests/kinsn/     the kernel's insn_decode(), for test_branch_kernel_decoder.c
 #   tests/fuzz/      libFuzzer targets (clang)
 #   tests/bench/     benchmarks, never part of the pass/fail run
 
@@ -24,10 +25,37 @@ TEST_DEFS   := -DBTS_BUILD_DIR='"$(abspath $(O))"' -DBTS_SRC_DIR='"$(abspath .)"
 # Unit tests reach libbts's internals through one header: include-internal/bts_internal.h.
 $(TEST_OBJ): CPPFLAGS += $(TEST_DEFS) -Itests/harness -Ilibbts/include-internal
 
-$(TEST_BIN): $(TEST_OBJ) $(LIB_A)
+# ------------------------------------ the kernel's decoder, for a unit test
+# tests/unit/test_branch_kernel_decoder.c checks arch/x86/branch against
+# Linux 6.1's insn_decode(), built here as objtool builds it in user space
+# from Debian's linux-source-6.1: scripts/kernel-insn takes the decoder out
+# of /usr/src/linux-source-6.1.tar.xz (cached outside the clone) and fails
+# with a clear message when the tarball is missing.  tests/kinsn/kernel_insn.c
+# is the one file that includes the kernel's headers.
+KINSN_DIR   := $(O)/kinsn/linux
+KINSN_INC   := -I$(KINSN_DIR)/tools/include -I$(KINSN_DIR)/tools/arch/x86/include
+KINSN_OBJ   := $(O)/kinsn/insn.o $(O)/kinsn/inat.o $(O)/obj/tests/kinsn/kernel_insn.o
+
+$(KINSN_DIR)/inat-tables.c: scripts/kernel-insn
+	$(if $(Q),@echo "  GEN     $(KINSN_DIR)")
+	$(Q)scripts/kernel-insn $(KINSN_DIR)
+
+# The kernel's own sources, with the kernel's tools/ flags, not this
+# project's warnings; the sanitizers still watch them.
+$(O)/kinsn/%.o: $(KINSN_DIR)/inat-tables.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $(KINSN_DIR)/tools/arch/x86/lib/$*.c")
+	$(Q)$(CC) -O2 -g -D_GNU_SOURCE $(SANFLAGS) $(KINSN_INC) -I$(KINSN_DIR) \
+		-c -o $@ $(KINSN_DIR)/tools/arch/x86/lib/$*.c
+
+$(O)/obj/tests/kinsn/kernel_insn.o: CPPFLAGS += $(KINSN_INC)
+$(O)/obj/tests/kinsn/kernel_insn.o: $(KINSN_DIR)/inat-tables.c
+$(O)/obj/tests/unit/test_branch_kernel_decoder.o: CPPFLAGS += -Itests/kinsn
+
+$(TEST_BIN): $(TEST_OBJ) $(KINSN_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CXX) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB_A) $(LIBS) -lgtest
+	$(Q)$(CXX) $(LDFLAGS) -o $@ $(TEST_OBJ) $(KINSN_OBJ) $(LIB_A) $(LIBS) -lgtest
 
 # --------------------------------------------------------- traced programs
 PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread

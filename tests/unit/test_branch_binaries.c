@@ -12,15 +12,10 @@
  *  - The classifier accepts some encodings Zydis rejects (undefined 0F38
  *    opcodes, LOCK where it #UDs): only what Zydis decodes is compared.
  */
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
-#include <unistd.h>
-
-#include <Zydis/Zydis.h>
 
 #include "branch/branch.h"
+#include "branch_corpus.h"
 #include "harness.h"
 
 /* Zydis's view of an instruction in the classifier's terms. */
@@ -84,11 +79,6 @@ static bool zydis_rep(const ZydisDecodedInstruction *z)
 		z->meta.category == ZYDIS_CATEGORY_IOSTRINGOP);
 }
 
-static bool zydis_knc(const ZydisDecodedInstruction *z)
-{
-	return !strncmp(ZydisISAExtGetString(z->meta.isa_ext), "KNC", 3);
-}
-
 struct tally {
 	const char *what;
 	unsigned long compared;
@@ -98,13 +88,11 @@ struct tally {
 static void report(struct tally *t, const unsigned char *p, unsigned int n,
 		   unsigned long off, const char *zmn, const char *msg)
 {
-	char hex[3 * 16 + 1] = "";
-	unsigned int i;
+	char hex[3 * 16 + 1];
 
 	if (++t->mismatched > 10)
 		return;
-	for (i = 0; i < n && i < 16; i++)
-		sprintf(hex + 3 * i, " %02x", p[i]);
+	branch_hex(hex, p, n);
 	harness_fail(__FILE__, __LINE__, "%s +0x%lx %s:%s: %s", t->what, off,
 		     zmn, hex, msg);
 }
@@ -115,8 +103,9 @@ static void report(struct tally *t, const unsigned char *p, unsigned int n,
  */
 static unsigned int compare_one(const ZydisDecoder *zd, const unsigned char *p,
 				size_t n, bool m64, unsigned long off,
-				struct tally *t)
+				void *tally)
 {
+	struct tally *t = tally;
 	ZydisDecodedInstruction z;
 	struct ptbts_insn in;
 	int kind, rel, ret;
@@ -124,7 +113,7 @@ static unsigned int compare_one(const ZydisDecoder *zd, const unsigned char *p,
 
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(zd, NULL, p, n, &z)))
 		return 0;
-	if (zydis_knc(&z))
+	if (branch_zydis_knc(&z))
 		return z.length;
 	t->compared++;
 	kind = zydis_kind(&z);
@@ -143,74 +132,15 @@ static unsigned int compare_one(const ZydisDecoder *zd, const unsigned char *p,
 	return z.length;
 }
 
-static void decoder_init(ZydisDecoder *zd, bool m64)
-{
-	ZyanStatus s;
-
-	if (m64)
-		s = ZydisDecoderInit(zd, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-	else
-		s = ZydisDecoderInit(zd, ZYDIS_MACHINE_MODE_LONG_COMPAT_32,
-				     ZYDIS_STACK_WIDTH_32);
-	ASSERT_TRUE(ZYAN_SUCCESS(s));
-}
-
-/*
- * A linear sweep: on bytes Zydis cannot decode (data in code, padding),
- * both step one byte and start again from the same address.
- */
-static void sweep(const ZydisDecoder *zd, const unsigned char *p, size_t n,
-		  bool m64, struct tally *t)
-{
-	size_t off = 0;
-
-	while (off < n) {
-		unsigned int len = compare_one(zd, p + off, n - off, m64, off, t);
-
-		off += len ? len : 1;
-	}
-}
-
 static void sweep_elf(const char *path)
 {
 	struct tally t = { path, 0, 0 };
-	Elf_Scn *scn = NULL;
-	ZydisDecoder zd;
-	GElf_Ehdr eh;
+	const char *err;
 	bool m64;
-	Elf *e;
-	int fd;
 
-	ASSERT_NE(elf_version(EV_CURRENT), (unsigned int)EV_NONE);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		FAIL("%s: %m", path);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || !gelf_getehdr(e, &eh)) {
-		close(fd);
-		FAIL("%s: %s", path, elf_errmsg(-1));
-	}
-	m64 = eh.e_ident[EI_CLASS] == ELFCLASS64;
-	if (eh.e_machine != (m64 ? EM_X86_64 : EM_386)) {
-		elf_end(e);
-		close(fd);
-		FAIL("%s: not an x86 ELF file", path);
-	}
-	decoder_init(&zd, m64);
-	/* .text, .plt, .plt.sec, .plt.got, .init, .fini: all that executes */
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_EXECINSTR))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (d && d->d_buf)
-			sweep(&zd, d->d_buf, d->d_size, m64, &t);
-	}
-	elf_end(e);
-	close(fd);
+	err = branch_elf_sweep(path, &m64, compare_one, &t);
+	if (err)
+		FAIL("%s", err);
 	printf("[ branch ] %s (%s): %lu instructions compared, %lu mismatches\n",
 	       path, m64 ? "64-bit" : "32-bit", t.compared, t.mismatched);
 	EXPECT_GT(t.compared, 5000UL);
@@ -248,57 +178,6 @@ TEST(branch_zydis, ld_so_32bit)
 	sweep_elf("/usr/lib32/ld-linux.so.2");
 }
 
-static uint32_t xorshift(uint32_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 17;
-	*s ^= *s << 5;
-	return *s;
-}
-
-/*
- * Random bytes reach the encodings compilers do not emit.  A few prefixes,
- * then sometimes an escape with a well-formed map field, so that 0F38,
- * 0F3A, VEX, EVEX, XOP and the 15-byte limit all get their share.
- */
-static void random_insn(unsigned char *b, uint32_t *seed)
-{
-	static const unsigned char pfx[] = {
-		0x66, 0x67, 0xf2, 0xf3, 0xf0, 0x2e, 0x0f, 0x48, 0x41, 0xc4, 0xc5, 0x62, 0x8f,
-	};
-	unsigned int i, np = xorshift(seed) % 4;
-
-	for (i = 0; i < 16; i++)
-		b[i] = xorshift(seed);
-	for (i = 0; i < np; i++)
-		b[i] = pfx[xorshift(seed) % sizeof(pfx)];
-	switch (xorshift(seed) % 8) {
-	case 0:
-		b[np] = 0x0f, b[np + 1] = 0x38;
-		break;
-	case 1:
-		b[np] = 0x0f, b[np + 1] = 0x3a;
-		break;
-	case 2:
-		b[np] = 0xc4, b[np + 1] = (b[np + 1] & 0xe0) | (1 + xorshift(seed) % 3);
-		break;
-	case 3:
-		b[np] = 0x62, b[np + 1] = (b[np + 1] & 0xf0) | (1 + xorshift(seed) % 6);
-		b[np + 2] |= 0x04;
-		break;
-	case 4:
-		b[np] = 0x8f, b[np + 1] = (b[np + 1] & 0xe0) | (8 + xorshift(seed) % 3);
-		break;
-	case 5:
-		for (i = 0; i < 14; i++)
-			b[i] = pfx[xorshift(seed) % 6];
-		break;
-	case 6:
-		b[np] = 0x0f;
-		break;
-	}
-}
-
 static void random_mode(bool m64)
 {
 	struct tally t = { m64 ? "random 64-bit" : "random 32-bit", 0, 0 };
@@ -307,9 +186,9 @@ static void random_mode(bool m64)
 	ZydisDecoder zd;
 	unsigned long i;
 
-	decoder_init(&zd, m64);
+	ASSERT_TRUE(branch_zydis_init(&zd, m64));
 	for (i = 0; i < 1000000; i++) {
-		random_insn(b, &seed);
+		branch_random_insn(b, &seed);
 		compare_one(&zd, b, sizeof(b), m64, i, &t);
 	}
 	printf("[ branch ] %s: %lu instructions compared, %lu mismatches\n",

@@ -3,8 +3,9 @@
  * The control-transfer classifier: is this x86 instruction a branch, of
  * which kind, how long is it, and where does a direct one go.  Shared by
  * the kernel's kmod-step source (which cannot use a full decoder in trap
- * context) and libbts; tests/unit checks it against Zydis on every
- * instruction of real binaries.
+ * context, and to which 6.1 does not export its own, insn_decode()) and
+ * libbts; tests/unit checks it against Zydis and against the kernel's
+ * insn_decode() on every instruction of real binaries.
  *
  * It decodes only as much as it must: prefixes, opcode, ModRM/SIB,
  * displacement and immediate sizes.  No allocation, no globals, no
