@@ -16,6 +16,7 @@
 
 #include "harness.h"
 #include "kt.h"
+#include "kt_guard.h"
 #include "kt_step.h"
 
 #define SIZE	(64 * KT_PAGE)
@@ -175,4 +176,34 @@ TEST(link, setuid_exec_ends_recording)
 	EXPECT_EQ(st.state, (uint32_t)PTBTS_STATE_DETACHED);
 	EXPECT_EQ(kt_count(&st, SIZE), count);
 	kt_run_end(&r);
+}
+
+/*
+ * The same with the CPU recording (kmod-bts, on the virtual CPU of make
+ * test-vcpu only): the exec into the setuid program ends the slice where
+ * it stands.  The last record is the execve entry into the kernel: not one
+ * user branch of the new image reaches the tracer's pages.  (Unlike
+ * kmod-step, kmod-bts writes no final GAP marker there yet.)
+ */
+KT_GUARDED_TEST(vcpu, kmod_bts_setuid_exec_ends_recording)
+{
+	const struct ptbts_record *last;
+	struct kt_run r;
+	uint64_t count;
+	int ws;
+
+	ASSERT_EQ(kt_run_start_source(&r, suid_child, 0, SIZE, PTBTS_MODE_STOP,
+				      0, PTBTS_SOURCE_KMOD_BTS), 0);
+	ws = kt_run_finish(&r);
+	EXPECT_TRUE(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+	EXPECT_EQ(r.st.state, (uint32_t)PTBTS_STATE_DETACHED);
+	EXPECT_EQ(r.st.wraps, 0u);
+	count = kt_count(&r.st, SIZE);
+	ASSERT_GE(count, 200u);
+	last = &kt_run_recs(&r)[count - 1];
+	EXPECT_EQ(PTBTS_KIND(last->flags), (uint32_t)PTBTS_KIND_BRANCH);
+	EXPECT_LT(last->from, 1ull << 47);	/* from the old image, */
+	EXPECT_GE(last->to, 1ull << 63);	/* into the kernel: execve */
+	kt_run_end(&r);
+	EXPECT_EQ(kt_pinned(), 0);
 }
