@@ -273,5 +273,7 @@ void bts_thread_emit(struct bts_session *s, struct bts_thread *t,
 int bts_thread_getregs(struct bts_session *s, struct bts_thread *t,
 		       struct user_regs_struct *r)
 {
-	return s->ops->getregs(s, t, r);
+	if (s->ops->getregs)
+		return s->ops->getregs(s, t, r);
+	return ptrace(PTRACE_GETREGS, t->tid, 0, r) ? -errno : 0;
 }

@@ -88,7 +88,10 @@ struct bts_source_ops {
 	/* Every change to the program's code out: it is let go, or killed. */
 	void (*restore)(struct bts_session *s);
 
-	/* @t's registers as the program has them; 0 or -errno. */
+	/*
+	 * @t's registers as the program has them; 0 or -errno.  NULL: the
+	 * source changes none, PTRACE_GETREGS shows them as they are.
+	 */
 	int (*getregs)(struct bts_session *s, struct bts_thread *t,
 		       struct user_regs_struct *r);
 };

@@ -17,11 +17,6 @@
 
 #define TRUNCATED_WHY "(an interrupted recording?)"
 
-static int bad(size_t off, const char *what)
-{
-	return bts_fail(BTS_E_FORMAT, "offset %zu: %s", off, what);
-}
-
 static int rd_header(const uint8_t *buf, size_t len)
 {
 	struct bts_file_header h;
@@ -42,7 +37,7 @@ static int rd_header(const uint8_t *buf, size_t len)
 				h.version, BTS_FILE_VERSION);
 	if (h.header_size < sizeof(h) || h.header_size % BTS_FILE_ALIGN ||
 	    h.header_size > BTS_FILE_HEADER_MAX)
-		return bad(12, "bad header size");
+		return bts_reader_bad(12, "bad header size");
 	if (h.header_size > len)
 		return bts_fail(BTS_E_TRUNCATED, "truncated: the file ends inside its header "
 				TRUNCATED_WHY);
@@ -84,14 +79,14 @@ static int rd_all(struct bts_trace *t)
 			break;
 		for (size_t i = end; i < end + bts_file_pad(end); i++)
 			if (t->buf[i])
-				return bad(i, "padding is not zero");
+				return bts_reader_bad(i, "padding is not zero");
 		err = bts_read_chunk(t, h.type, off, plen);
 		if (err)
 			return err;
 		if (BTS_CHUNK_TYPE(h.type) == BTS_CHUNK_END) {
 			end += bts_file_pad(end);
 			if (end != t->len)
-				return bad(end, "data after the end chunk");
+				return bts_reader_bad(end, "data after the end chunk");
 			return bts_reader_finish(t);
 		}
 		t->chunks++;

@@ -117,6 +117,9 @@ trace_process_space(const struct trace_process *p)
 
 /* ------------------------------------------------ building (reader_model.c) */
 
+/* -BTS_E_FORMAT, saying what is wrong at byte @off of the file. */
+int bts_reader_bad(size_t off, const char *what);
+
 /*
  * Room for one more element of @size bytes in the doubling array *@arrp
  * of @n elements and capacity *@cap: 0, or -BTS_E_NOMEM.

@@ -10,11 +10,6 @@
 
 #include "trace/reader.h"
 
-static int bad(size_t off, const char *what)
-{
-	return bts_fail(BTS_E_FORMAT, "offset %zu: %s", off, what);
-}
-
 /* A string of @len bytes and its NUL, with no NUL inside. */
 static bool good_string(const uint8_t *s, uint32_t len)
 {
@@ -27,14 +22,14 @@ static int rd_session(struct bts_trace *t, const uint8_t *p, size_t plen,
 	struct bts_chunk_session c;
 
 	if (plen != sizeof(c))
-		return bad(off, "session chunk has the wrong size");
+		return bts_reader_bad(off, "session chunk has the wrong size");
 	if (t->session)
-		return bad(off, "a second session chunk");
+		return bts_reader_bad(off, "a second session chunk");
 	memcpy(&c, p, sizeof(c));
 	c.source = le32toh(c.source);
 	c.mode = le32toh(c.mode);
 	if (c.source >= PTBTS_SOURCE_MAX || c.mode > PTBTS_MODE_BLOCK)
-		return bad(off, "session chunk names an unknown source or mode");
+		return bts_reader_bad(off, "session chunk names an unknown source or mode");
 	t->session = true;
 	t->info.source = c.source;
 	t->info.mode = c.mode;
@@ -49,19 +44,19 @@ static int rd_process(struct bts_trace *t, const uint8_t *p, size_t plen,
 	const char *exe;
 
 	if (plen < sizeof(c) + 1)
-		return bad(off, "process chunk is too short");
+		return bts_reader_bad(off, "process chunk is too short");
 	memcpy(&c, p, sizeof(c));
 	c.pid = le32toh(c.pid);
 	c.ppid = le32toh(c.ppid);
 	c.exe_len = le32toh(c.exe_len);
 	if (c.exe_len != plen - sizeof(c) - 1)
-		return bad(off, "process chunk: the path length does not match the chunk");
+		return bts_reader_bad(off, "process chunk: the path length does not match the chunk");
 	if (c.reserved || c.pid <= 0 || c.ppid < 0)
-		return bad(off, "process chunk: bad pid or reserved field");
+		return bts_reader_bad(off, "process chunk: bad pid or reserved field");
 	if (!good_string(p + sizeof(c), c.exe_len))
-		return bad(off, "process chunk: malformed path");
+		return bts_reader_bad(off, "process chunk: malformed path");
 	if (bts_reader_process(t, c.pid))
-		return bad(off, "process appears twice");
+		return bts_reader_bad(off, "process appears twice");
 	exe = bts_reader_keep(t, p + sizeof(c), c.exe_len + 1);
 	if (!exe)
 		return bts_fail(BTS_E_NOMEM, "trace index");
@@ -75,15 +70,15 @@ static int rd_thread(struct bts_trace *t, const uint8_t *p, size_t plen,
 	struct trace_process *proc;
 
 	if (plen != sizeof(c))
-		return bad(off, "thread chunk has the wrong size");
+		return bts_reader_bad(off, "thread chunk has the wrong size");
 	memcpy(&c, p, sizeof(c));
 	c.pid = le32toh(c.pid);
 	c.tid = le32toh(c.tid);
 	proc = bts_reader_process(t, c.pid);
 	if (!proc)
-		return bad(off, "thread of a process that has not appeared");
+		return bts_reader_bad(off, "thread of a process that has not appeared");
 	if (c.tid <= 0 || bts_reader_thread(t, c.tid))
-		return bad(off, "bad or repeated thread id");
+		return bts_reader_bad(off, "bad or repeated thread id");
 	return bts_reader_add_thread(t, proc, c.tid);
 }
 
@@ -95,13 +90,13 @@ static int rd_map(struct bts_trace *t, const uint8_t *p, size_t plen,
 	struct bts_map m;
 
 	if (plen < sizeof(c) + 1)
-		return bad(off, "map chunk is too short");
+		return bts_reader_bad(off, "map chunk is too short");
 	memcpy(&c, p, sizeof(c));
 	c.build_id_len = le32toh(c.build_id_len);
 	c.path_len = le32toh(c.path_len);
 	/* 64-bit sums: the two lengths cannot wrap. */
 	if ((uint64_t)sizeof(c) + c.build_id_len + c.path_len + 1 != plen)
-		return bad(off, "map chunk: the build-id and path lengths do not match the chunk");
+		return bts_reader_bad(off, "map chunk: the build-id and path lengths do not match the chunk");
 	m = (struct bts_map){
 		.start = le64toh(c.start),
 		.end = le64toh(c.end),
@@ -111,12 +106,12 @@ static int rd_map(struct bts_trace *t, const uint8_t *p, size_t plen,
 		.path = (char *)p + sizeof(c) + c.build_id_len,
 	};
 	if (m.start >= m.end || (m.prot & ~7u) || c.build_id_len > BTS_BUILD_ID_MAX)
-		return bad(off, "map chunk: bad range, protection or build-id length");
+		return bts_reader_bad(off, "map chunk: bad range, protection or build-id length");
 	if (!good_string((const uint8_t *)m.path, c.path_len))
-		return bad(off, "map chunk: malformed path");
+		return bts_reader_bad(off, "map chunk: malformed path");
 	proc = bts_reader_process(t, (int32_t)le32toh(c.pid));
 	if (!proc)
-		return bad(off, "map of a process that has not appeared");
+		return bts_reader_bad(off, "map of a process that has not appeared");
 	memcpy(m.build_id, p + sizeof(c), c.build_id_len);
 	m.path = (char *)bts_reader_keep(t, m.path, c.path_len + 1);
 	if (!m.path)
@@ -132,17 +127,17 @@ static int rd_code(struct bts_trace *t, const uint8_t *p, size_t plen,
 	struct bts_code code;
 
 	if (plen <= sizeof(c))
-		return bad(off, "code chunk is too short");
+		return bts_reader_bad(off, "code chunk is too short");
 	memcpy(&c, p, sizeof(c));
 	c.length = le32toh(c.length);
 	c.address = le64toh(c.address);
 	if (c.length != plen - sizeof(c))
-		return bad(off, "code chunk: the length does not match the chunk");
+		return bts_reader_bad(off, "code chunk: the length does not match the chunk");
 	if (c.address + c.length < c.address)
-		return bad(off, "code chunk: the range wraps around");
+		return bts_reader_bad(off, "code chunk: the range wraps around");
 	proc = bts_reader_process(t, (int32_t)le32toh(c.pid));
 	if (!proc)
-		return bad(off, "code of a process that has not appeared");
+		return bts_reader_bad(off, "code of a process that has not appeared");
 	code = (struct bts_code){ c.address, c.length, NULL };
 	code.bytes = bts_reader_keep(t, p + sizeof(c), c.length);
 	if (!code.bytes)
@@ -159,15 +154,15 @@ static int rd_records(struct bts_trace *t, const uint8_t *p, size_t plen,
 	struct trace_thread *th;
 
 	if (plen < sizeof(c))
-		return bad(off, "records chunk is too short");
+		return bts_reader_bad(off, "records chunk is too short");
 	memcpy(&c, p, sizeof(c));
 	c.count = le32toh(c.count);
 	if ((plen - sizeof(c)) / sizeof(struct ptbts_record) != c.count ||
 	    (plen - sizeof(c)) % sizeof(struct ptbts_record) || c.reserved)
-		return bad(off, "records chunk: the count does not match the chunk");
+		return bts_reader_bad(off, "records chunk: the count does not match the chunk");
 	th = bts_reader_thread(t, (int32_t)le32toh(c.tid));
 	if (!th || th->info.pid != (int32_t)le32toh(c.pid))
-		return bad(off, "records of a thread that has not appeared");
+		return bts_reader_bad(off, "records of a thread that has not appeared");
 	for (uint32_t i = 0; i < c.count; i++) {
 		size_t at = roff + (size_t)i * sizeof(struct ptbts_record);
 		struct ptbts_record r;
@@ -199,9 +194,9 @@ static int rd_exit_thread(struct bts_trace *t, const struct bts_chunk_exit *c,
 	struct trace_thread *th = bts_reader_thread(t, c->tid);
 
 	if (!th || th->info.pid != c->pid)
-		return bad(off, "exit of a thread that has not appeared");
+		return bts_reader_bad(off, "exit of a thread that has not appeared");
 	if (th->info.exited)
-		return bad(off, "thread exits twice");
+		return bts_reader_bad(off, "thread exits twice");
 	th->info.exited = true;
 	th->info.status = c->status;
 	return 0;
@@ -214,20 +209,20 @@ static int rd_exit(struct bts_trace *t, const uint8_t *p, size_t plen,
 	struct trace_process *proc;
 
 	if (plen != sizeof(c))
-		return bad(off, "exit chunk has the wrong size");
+		return bts_reader_bad(off, "exit chunk has the wrong size");
 	memcpy(&c, p, sizeof(c));
 	c.pid = le32toh(c.pid);
 	c.tid = le32toh(c.tid);
 	c.status = le32toh(c.status);
 	if (c.reserved || c.tid < 0)
-		return bad(off, "exit chunk: bad thread or reserved field");
+		return bts_reader_bad(off, "exit chunk: bad thread or reserved field");
 	if (c.tid)
 		return rd_exit_thread(t, &c, off);
 	proc = bts_reader_process(t, c.pid);
 	if (!proc)
-		return bad(off, "exit of a process that has not appeared");
+		return bts_reader_bad(off, "exit of a process that has not appeared");
 	if (proc->info.exited)
-		return bad(off, "process exits twice");
+		return bts_reader_bad(off, "process exits twice");
 	proc->info.exited = true;
 	proc->info.status = c.status;
 	return 0;
@@ -239,7 +234,7 @@ static int rd_end(struct bts_trace *t, const uint8_t *p, size_t plen,
 	struct bts_chunk_end c;
 
 	if (plen != sizeof(c))
-		return bad(off, "end chunk has the wrong size");
+		return bts_reader_bad(off, "end chunk has the wrong size");
 	memcpy(&c, p, sizeof(c));
 	if (le64toh(c.chunks) != t->chunks || le64toh(c.records) != t->records)
 		return bts_fail(BTS_E_FORMAT,
@@ -260,16 +255,16 @@ static int rd_exec(struct bts_trace *t, const uint8_t *p, size_t plen,
 	const char *exe;
 
 	if (plen < sizeof(c) + 1)
-		return bad(off, "exec chunk is too short");
+		return bts_reader_bad(off, "exec chunk is too short");
 	memcpy(&c, p, sizeof(c));
 	c.exe_len = le32toh(c.exe_len);
 	if (c.exe_len != plen - sizeof(c) - 1 || c.reserved)
-		return bad(off, "exec chunk: the path length does not match the chunk");
+		return bts_reader_bad(off, "exec chunk: the path length does not match the chunk");
 	if (!good_string(p + sizeof(c), c.exe_len))
-		return bad(off, "exec chunk: malformed path");
+		return bts_reader_bad(off, "exec chunk: malformed path");
 	proc = bts_reader_process(t, (int32_t)le32toh(c.pid));
 	if (!proc || (int32_t)le32toh(c.tid) <= 0)
-		return bad(off, "exec of a process that has not appeared");
+		return bts_reader_bad(off, "exec of a process that has not appeared");
 	exe = bts_reader_keep(t, p + sizeof(c), c.exe_len + 1);
 	if (!exe || bts_reader_add_image(proc, exe, (int32_t)le32toh(c.tid),
 					 le64toh(c.entry)))
@@ -284,12 +279,12 @@ static int rd_abi(struct bts_trace *t, const uint8_t *p, size_t plen,
 	struct bts_chunk_abi c;
 
 	if (plen != sizeof(c))
-		return bad(off, "abi chunk has the wrong size");
+		return bts_reader_bad(off, "abi chunk has the wrong size");
 	memcpy(&c, p, sizeof(c));
 	c.bits = le32toh(c.bits);
 	proc = bts_reader_process(t, (int32_t)le32toh(c.pid));
 	if (!proc)
-		return bad(off, "abi of a process that has not appeared");
+		return bts_reader_bad(off, "abi of a process that has not appeared");
 	if (c.bits != 32 && c.bits != 64)
 		return bts_fail(BTS_E_FORMAT, "offset %zu: abi chunk: %u-bit code",
 				off, c.bits);
@@ -305,13 +300,13 @@ static int rd_start(struct bts_trace *t, const uint8_t *p, size_t plen,
 	struct trace_thread *th;
 
 	if (plen != sizeof(c))
-		return bad(off, "start chunk has the wrong size");
+		return bts_reader_bad(off, "start chunk has the wrong size");
 	memcpy(&c, p, sizeof(c));
 	th = bts_reader_thread(t, (int32_t)le32toh(c.tid));
 	if (!th || th->info.pid != (int32_t)le32toh(c.pid))
-		return bad(off, "start of a thread that has not appeared");
+		return bts_reader_bad(off, "start of a thread that has not appeared");
 	if (!c.pc || th->info.nrecords)
-		return bad(off, "start chunk: pc 0 or after the thread's records");
+		return bts_reader_bad(off, "start chunk: pc 0 or after the thread's records");
 	th->info.start = le64toh(c.pc);
 	return 0;
 }

@@ -22,11 +22,6 @@ _Static_assert(sizeof(struct bts_chunk_crash) == 8, "crash layout");
 _Static_assert(sizeof(struct bts_chunk_crash_signal) == 160, "signal layout");
 _Static_assert(sizeof(struct bts_chunk_crash_thread) == 232, "thread layout");
 
-static int bad(size_t off, const char *what)
-{
-	return bts_fail(BTS_E_FORMAT, "offset %zu: %s", off, what);
-}
-
 void bts_reader_crash_free(struct trace_crash *c)
 {
 	if (!c)
@@ -44,14 +39,14 @@ static int rd_signal(struct trace_process *proc, const uint8_t *p,
 	struct trace_crash *cr;
 
 	if (plen != sizeof(c))
-		return bad(off, "crash chunk: the signal part has the wrong size");
+		return bts_reader_bad(off, "crash chunk: the signal part has the wrong size");
 	if (proc->crash)
-		return bad(off, "crash chunk: a second crash of one process");
+		return bts_reader_bad(off, "crash chunk: a second crash of one process");
 	memcpy(&c, p, sizeof(c));
 	c.tid = le32toh(c.tid);
 	c.signo = le32toh(c.signo);
 	if (c.tid <= 0 || c.signo <= 0 || c.signo > 64)
-		return bad(off, "crash chunk: bad thread or signal number");
+		return bts_reader_bad(off, "crash chunk: bad thread or signal number");
 	cr = calloc(1, sizeof(*cr));
 	if (!cr)
 		return bts_fail(BTS_E_NOMEM, "trace index");
@@ -86,7 +81,7 @@ static int rd_frames(struct bts_crash_thread *th, const uint8_t *p,
 		frames[i].flags = le32toh(frames[i].flags);
 		if ((frames[i].flags & ~BTS_FRAME_SIGNAL) || frames[i].reserved) {
 			free(frames);
-			return bad(off, "crash chunk: a frame has unknown flags");
+			return bts_reader_bad(off, "crash chunk: a frame has unknown flags");
 		}
 	}
 	th->frames = frames;
@@ -113,9 +108,9 @@ static int rd_thread(struct bts_trace *t, struct trace_process *proc,
 	int err;
 
 	if (!cr)
-		return bad(off, "crash chunk: a thread part before the signal part");
+		return bts_reader_bad(off, "crash chunk: a thread part before the signal part");
 	if (plen < sizeof(c) + 1)
-		return bad(off, "crash chunk: the thread part is too short");
+		return bts_reader_bad(off, "crash chunk: the thread part is too short");
 	memcpy(&c, p, sizeof(c));
 	c.tid = le32toh(c.tid);
 	c.flags = le32toh(c.flags);
@@ -124,15 +119,15 @@ static int rd_thread(struct bts_trace *t, struct trace_process *proc,
 	need = (uint64_t)sizeof(c) + (uint64_t)c.nframes * sizeof(struct bts_frame) +
 	       c.err_len + 1;
 	if (need != plen)
-		return bad(off, "crash chunk: the frame count and message length do not match the chunk");
+		return bts_reader_bad(off, "crash chunk: the frame count and message length do not match the chunk");
 	if (c.tid <= 0 || (c.flags & ~(BTS_CRASH_CRASHED | BTS_CRASH_REGS)) ||
 	    tid_seen(cr, c.tid))
-		return bad(off, "crash chunk: bad or repeated thread, or unknown flags");
+		return bts_reader_bad(off, "crash chunk: bad or repeated thread, or unknown flags");
 	if (!!(c.flags & BTS_CRASH_CRASHED) != (c.tid == cr->info.tid))
-		return bad(off, "crash chunk: the crashed thread is not the signal's");
+		return bts_reader_bad(off, "crash chunk: the crashed thread is not the signal's");
 	why = (const char *)p + plen - 1 - c.err_len;
 	if (why[c.err_len] || memchr(why, 0, c.err_len))
-		return bad(off, "crash chunk: malformed message");
+		return bts_reader_bad(off, "crash chunk: malformed message");
 	th.tid = c.tid;
 	th.crashed = c.flags & BTS_CRASH_CRASHED;
 	th.has_regs = c.flags & BTS_CRASH_REGS;
@@ -161,15 +156,15 @@ int bts_read_crash_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
 	struct bts_chunk_crash c;
 
 	if (plen < sizeof(c))
-		return bad(off, "crash chunk is too short");
+		return bts_reader_bad(off, "crash chunk is too short");
 	memcpy(&c, p, sizeof(c));
 	c.pid = le32toh(c.pid);
 	c.part = le32toh(c.part);
 	proc = bts_reader_process(t, c.pid);
 	if (!proc)
-		return bad(off, "crash of a process that has not appeared");
+		return bts_reader_bad(off, "crash of a process that has not appeared");
 	if (c.part != BTS_CRASH_SIGNAL && c.part != BTS_CRASH_THREAD)
-		return bad(off, "crash chunk: unknown part");
+		return bts_reader_bad(off, "crash chunk: unknown part");
 	if (c.part == BTS_CRASH_SIGNAL)
 		return rd_signal(proc, p + sizeof(c), plen - sizeof(c), off);
 	return rd_thread(t, proc, p + sizeof(c), plen - sizeof(c), off);

@@ -10,6 +10,11 @@
 #include "trace/reader.h"
 #include "util/array.h"
 
+int bts_reader_bad(size_t off, const char *what)
+{
+	return bts_fail(BTS_E_FORMAT, "offset %zu: %s", off, what);
+}
+
 int bts_reader_grow(void *arrp, size_t *cap, size_t n, size_t size)
 {
 	if (bts_array_grow(arrp, cap, size, n + 1))

@@ -463,14 +463,6 @@ static int kmod_getregs(struct bts_session *s, struct bts_thread *t,
 	return 0;
 }
 
-/* The CPU records kmod-bts: the registers are the program's own. */
-static int kmod_bts_getregs(struct bts_session *s, struct bts_thread *t,
-			    struct user_regs_struct *r)
-{
-	(void)s;
-	return ptrace(PTRACE_GETREGS, t->tid, 0, r) ? -errno : 0;
-}
-
 /* The module records every thread it is given; ptrace keeps the rest. */
 const struct bts_source_ops bts_kmod_step_ops = {
 	.id = PTBTS_SOURCE_KMOD_STEP,
@@ -503,5 +495,4 @@ const struct bts_source_ops bts_kmod_bts_ops = {
 	.exec = bts_kmod_exec,
 	.drain = drain_final,
 	.wait = bts_kmod_wait,
-	.getregs = kmod_bts_getregs,
 };

@@ -116,13 +116,6 @@ void bts_perf_forget(struct bts_session *s, struct bts_thread *t)
 	t->src = NULL;
 }
 
-static int perf_getregs(struct bts_session *s, struct bts_thread *t,
-			struct user_regs_struct *r)
-{
-	(void)s;
-	return ptrace(PTRACE_GETREGS, t->tid, 0, r) ? -errno : 0;
-}
-
 /* The CPU records every thread it is given; ptrace keeps the rest. */
 const struct bts_source_ops bts_perf_bts_ops = {
 	.id = PTBTS_SOURCE_PERF_BTS,
@@ -132,5 +125,4 @@ const struct bts_source_ops bts_perf_bts_ops = {
 	.detach = bts_perf_forget,
 	.exec = bts_perf_exec,
 	.drain = bts_perf_drain,
-	.getregs = perf_getregs,
 };

@@ -406,13 +406,6 @@ static bool step_held(struct bts_session *s, bool all_stopped, pid_t *tid,
 	return bts_lift_next(s, tid, status);
 }
 
-static int step_getregs(struct bts_session *s, struct bts_thread *t,
-			struct user_regs_struct *r)
-{
-	(void)s;
-	return get_regs(t, r);
-}
-
 const struct bts_source_ops bts_ptrace_step_ops = {
 	.id = PTBTS_SOURCE_PTRACE_STEP,
 	.caps = BTS_SRC_ABI32 | BTS_SRC_DEBUGGER | BTS_SRC_PLACE | BTS_SRC_SKIP,
@@ -427,5 +420,4 @@ const struct bts_source_ops bts_ptrace_step_ops = {
 	.sync = bts_fast_sync,
 	.held = step_held,
 	.restore = bts_step_restore,
-	.getregs = step_getregs,
 };
