@@ -136,6 +136,8 @@ TEST(i386, sys_exact_sequence)
 {
 	struct sys_run r;
 
+	REQUIRE_I386();
+
 	record_sys(&r);
 	EXPECT_STREQ(strchr(r.cmd.out, '\n'), "\n");
 	raw_expect_seq("i386-sys main", &r.labels, r.t->recs + r.start, NSYS,
@@ -192,6 +194,8 @@ TEST(i386, calls_name_the_vdso_and_decode_32bit)
 	char names[1024];
 	char *calls;
 
+	REQUIRE_I386();
+
 	record_sys(&r);
 	calls = dump_view(r.btr, "--calls");
 	calls_names(calls, names, sizeof(names));
@@ -206,6 +210,8 @@ TEST(i386, insns_in_32bit_mode)
 	struct sys_run r;
 	char want[128];
 	char *insns;
+
+	REQUIRE_I386();
 
 	record_sys(&r);
 	insns = dump_view(r.btr, "--insns");
@@ -260,10 +266,12 @@ static int main_bits(const char *btr)
 /* A 64-bit shell execs i386-sys: from the exec on, 32-bit code. */
 TEST(i386, exec_from_64bit)
 {
-	char *prog = PROG_PATH("i386-sys"), *cmdline, *btr, *calls, *after;
+	char *prog, *cmdline, *btr, *calls, *after;
 	char *argv[] = { "/bin/sh", "-c", NULL, NULL };
 	char names[1024];
 
+	REQUIRE_I386();
+	prog = PROG_PATH("i386-sys");
 	ASSERT_TRUE(asprintf(&cmdline, "exec %s", prog) > 0);
 	argv[2] = cmdline;
 	btr = record_argv("exec64.btr", argv, 0);
@@ -283,10 +291,15 @@ TEST(i386, exec_from_64bit)
 /* i386-exec execs the 64-bit cli-exit: the process is 64-bit again. */
 TEST(i386, exec_to_64bit)
 {
-	char *self = PROG_PATH("i386-exec"), *prog = PROG_PATH("cli-exit");
-	char *argv[] = { self, prog, "7", NULL };
-	char *btr = record_argv("exec32.btr", argv, 7);
+	char *self, *prog, *btr;
 	struct raw_dump d;
+
+	REQUIRE_I386();
+	self = PROG_PATH("i386-exec");
+	prog = PROG_PATH("cli-exit");
+	char *argv[] = { self, prog, "7", NULL };
+
+	btr = record_argv("exec32.btr", argv, 7);
 
 	EXPECT_EQ(main_bits(btr), 64);
 	raw_dump_load(btr, &d);

@@ -173,11 +173,13 @@ static void expect_forms(const char *mode, uint64_t site_byte)
 
 TEST(i386_fast, every_form_exact_with_branch_stops)
 {
+	REQUIRE_I386();
 	expect_forms("branch", 0xcc);
 }
 
 TEST(i386_fast, every_form_exact_with_single_steps)
 {
+	REQUIRE_I386();
 	expect_forms("single", 0x75);
 }
 
@@ -207,6 +209,8 @@ TEST(i386_fast, libc_program_branch_stops_equal_single_steps)
 {
 	struct run single, branch;
 
+	REQUIRE_I386();
+
 	expect_modes_equal("i386-dyn", "i386-dyn 123456\n", &single, &branch);
 	EXPECT_GT(branch.dump.threads[0].n, (size_t)10000);
 	free_run(&single);
@@ -220,6 +224,8 @@ TEST(i386_fast, libc_program_branch_stops_equal_single_steps)
 TEST(i386_fast, remapped_code_exact)
 {
 	struct run single, branch;
+
+	REQUIRE_I386();
 
 	expect_modes_equal("i386-remap", "", &single, &branch);
 	/* 3 calls of the page: 4 + 3 + 5 records, and 11 in _start's code */
@@ -249,6 +255,8 @@ TEST(i386_fast, thread_records_equal_single_steps)
 	struct run single, branch;
 	size_t workers = 0;
 
+	REQUIRE_I386();
+
 	record_mode("i386-threads", "single", true, &single);
 	record_mode("i386-threads", "branch", true, &branch);
 	EXPECT_STREQ(branch.cmd.out, "i386-threads 18001\n");
@@ -273,5 +281,6 @@ TEST(i386_fast, thread_records_equal_single_steps)
 /* speed-core built -m32: the int3s were in its code, its core has none. */
 TEST(i386_fast, core_dump_shows_no_int3_of_ours)
 {
+	REQUIRE_I386();
 	core_record_expect_clean("i386-core");
 }

@@ -182,16 +182,19 @@ TEST(skip, libc_alone_skipped_keeps_every_callback)
 
 TEST(skip32, libc_and_ld_so_run_free_but_the_callback_is_recorded)
 {
+	REQUIRE_I386();
 	libc_and_ld_so_skipped(PROG32);
 }
 
 TEST(skip32, without_skip_the_same_callbacks_and_libc_too)
 {
+	REQUIRE_I386();
 	unmatched_glob_changes_nothing(PROG32);
 }
 
 TEST(skip32, libc_alone_skipped_keeps_every_callback)
 {
+	REQUIRE_I386();
 	libc_alone_skipped(PROG32);
 }
 

@@ -162,6 +162,7 @@ static void expect_tdesc(const struct harness_cmd *cmd, const char *arch,
  */
 TEST(gdb_i386, target_xml_and_registers)
 {
+	REQUIRE_I386();
 	static const char *const cmds[] = {
 		SECTION("arch", "show architecture"),
 		SECTION("eip", "info registers eip"),
@@ -224,6 +225,7 @@ static const char seq_insns[] =
 
 TEST(gdb_i386, seq_history)
 {
+	REQUIRE_I386();
 	static const char *const cmds[] = {
 		"break seq_run", "continue", "record btrace bts",
 		"break seq_done", "continue",
@@ -270,6 +272,7 @@ TEST(gdb_i386, seq_history)
 
 TEST(gdb_i386, reverse_goto_exit)
 {
+	REQUIRE_I386();
 	static const char *const cmds[] = {
 		"break seq_run", "continue", "record btrace bts",
 		"break seq_done", "continue",
@@ -309,6 +312,7 @@ TEST(gdb_i386, reverse_goto_exit)
  */
 TEST(gdb_i386, signal_history)
 {
+	REQUIRE_I386();
 	static const char *const cmds[] = {
 		"handle SIGUSR1 nostop noprint pass",
 		"break sig_send", "continue", "record btrace bts",
@@ -355,6 +359,7 @@ TEST(gdb_i386, signal_history)
  */
 TEST(gdb_i386, libc_program_through_qsort)
 {
+	REQUIRE_I386();
 	static const char *const cmds[] = {
 		"break sort_numbers", "continue", "record btrace bts", "finish",
 		SECTION("info", "info record"),
@@ -389,6 +394,7 @@ TEST(gdb_i386, libc_program_through_qsort)
  */
 TEST(gdb_tdesc, amd64_target_xml)
 {
+	REQUIRE_I386();
 	static const char *const cmds[] = {
 		SECTION("arch", "show architecture"),
 		SECTION("rmt", "maint print remote-registers"),

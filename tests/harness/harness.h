@@ -33,6 +33,11 @@ void harness_register(struct harness_test *t);
 void harness_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void harness_abort(void) __attribute__((noreturn));
+void harness_skip(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), noreturn));
+/* Marks the running test skipped; the Google Test side. */
+void harness_skip_msg(const char *file, int line, const char *msg);
+bool harness_can_run_i386(void);
 /* Runs @t's body, catching ASSERT_* failures; used by the Google Test side. */
 void harness_call(const struct harness_test *t);
 
@@ -109,6 +114,21 @@ void harness_cleanup(void);
 #define ASSERT_STRNE(a, b) __H_STR(true, a, b, false)
 /* A failure with a message of the test's own. */
 #define FAIL(...) do { harness_fail(__FILE__, __LINE__, __VA_ARGS__); harness_abort(); } while (0)
+/*
+ * Ends the test as skipped, with the reason: only for what the machine
+ * cannot do (the kernel's answer, never the code's), and the reason says
+ * where the same thing is tested instead.
+ */
+#define SKIP(...) harness_skip(__FILE__, __LINE__, __VA_ARGS__)
+
+/* A test that runs i386 programs: skipped where the kernel cannot run them. */
+#define REQUIRE_I386()							\
+	do {								\
+		if (!harness_can_run_i386())				\
+			SKIP("this kernel cannot run i386 programs (no "	\
+			     "IA32 emulation): the guest suite records them " \
+			     "(tests/kernel/test_i386.c)");		\
+	} while (0)
 #endif /* !__cplusplus */
 
 /* ------------------------------------------------------- running programs */

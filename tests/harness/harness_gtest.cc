@@ -26,6 +26,11 @@ extern "C" void harness_fail(const char *file, int line, const char *fmt, ...)
 	free(msg);
 }
 
+extern "C" void harness_skip_msg(const char *file, int line, const char *msg)
+{
+	GTEST_MESSAGE_AT_(file, line, msg, testing::TestPartResult::kSkip);
+}
+
 namespace {
 
 class CTest : public testing::Test {
@@ -42,10 +47,12 @@ public:
 	{
 		if (info.result()->Failed())
 			failed++;
-		else if (!info.result()->Skipped())
+		else if (info.result()->Skipped())
+			skipped++;
+		else
 			passed++;
 	}
-	int passed = 0, failed = 0;
+	int passed = 0, failed = 0, skipped = 0;
 };
 
 } // namespace
@@ -66,6 +73,9 @@ int main(int argc, char **argv)
 	Tally *tally = new Tally;
 	testing::UnitTest::GetInstance()->listeners().Append(tally);
 	int rc = RUN_ALL_TESTS();
+	if (tally->skipped)
+		printf("%d skipped (the reasons: the [  SKIPPED ] lines above)\n",
+		       tally->skipped);
 	printf("%d passed, %d failed\n", tally->passed, tally->failed);
 	return rc;
 }

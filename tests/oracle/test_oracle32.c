@@ -15,6 +15,7 @@
 
 TEST(oracle32, static_program_every_record)
 {
+	REQUIRE_I386();
 	oracle_expect_static_whole("i386-oracle");
 }
 
@@ -53,6 +54,7 @@ static void bias_below_4g(const char *prog, const struct oracle_image *img,
 
 TEST(oracle32, libc_program_own_functions)
 {
+	REQUIRE_I386();
 	oracle_expect_libc_program("i386-libc", "oracle32.btr", "qemu-i386",
 				   bias_below_4g);
 	expect_source_lines();

@@ -616,11 +616,14 @@ TEST(session, read_code_of_self)
 /* A 32-bit program is recorded (ptrace-step), and said to be. */
 TEST(session, records_32bit_programs)
 {
-	char *prog = PROG_PATH("i386-oracle");	/* static: quick to step */
-	char *out = tmp_path("i386.btr");
-	char *argv[] = { prog, NULL };
+	char *prog, *out;
 	struct bts_session_stats st;
 	struct bts_trace *t;
+
+	REQUIRE_I386();
+	prog = PROG_PATH("i386-oracle");	/* static: quick to step */
+	out = tmp_path("i386.btr");
+	char *argv[] = { prog, NULL };
 
 	ASSERT_EQ(record(argv, PTBTS_MODE_BLOCK, 0, out, &st), 0);
 	EXPECT_TRUE(WIFEXITED(st.status) && WEXITSTATUS(st.status) == 0);
