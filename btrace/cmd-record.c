@@ -171,7 +171,7 @@ static int start(const struct record_opts *o, char **cmd, struct bts_writer *w,
 	record_speed_opts(&o->speed, &so);
 
 	if (o->pid) {
-		ret = bts_session_attach(o->pid, &so, s);
+		ret = bts_session_new_attach(o->pid, &so, s);
 		if (ret == -BTS_E_PERM && bts_refusal_for(o->source, true, &r))
 			error("record: %s", r.line);
 		else if (ret < 0)
@@ -179,7 +179,7 @@ static int start(const struct record_opts *o, char **cmd, struct bts_writer *w,
 		return ret < 0 ? EXIT_RECORD_FAILED : 0;
 	}
 	note_setuid("record", cmd[0]);
-	ret = bts_session_spawn(cmd, &so, s);
+	ret = bts_session_new_spawn(cmd, &so, s);
 	if (ret >= 0)
 		return 0;
 	if (ret == -BTS_E_PERM && bts_refusal_for(o->source, false, &r))
@@ -238,7 +238,7 @@ static int run(struct bts_session *s, struct bts_writer *w, const char *path)
 	if (ret < 0) {
 		bts_session_free(s);
 		error_bts(ret, "record");
-		bts_writer_abort(w);
+		bts_writer_free(w);
 		return EXIT_RECORD_FAILED;
 	}
 	if (!w) {
@@ -296,11 +296,11 @@ static int record(const struct record_opts *o, char **cmd)
 	if (ret != TRACER_GUARD_CHILD)
 		return ret;
 	w = NULL;
-	ret = o->on_crash ? 0 : bts_writer_open(o->output, &w);
+	ret = o->on_crash ? 0 : bts_writer_new(o->output, &w);
 	if (!ret && w) {
 		ret = bts_writer_format(w, o->format);
 		if (ret < 0)
-			bts_writer_abort(w);
+			bts_writer_free(w);
 	}
 	if (ret == -BTS_E_IO) {
 		/* The detail says it all: "cannot create FILE: why". */
@@ -314,7 +314,7 @@ static int record(const struct record_opts *o, char **cmd)
 	catch_signals();
 	ret = start(o, cmd, w, &s);
 	if (ret) {
-		bts_writer_abort(w);
+		bts_writer_free(w);
 		return ret;
 	}
 	record_speed_arm(&o->speed, s);

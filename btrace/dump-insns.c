@@ -189,7 +189,7 @@ static int count_entries(struct dump_ctx *c, size_t thread, uint64_t *n)
 {
 	struct bts_insn_decoder *d;
 	struct bts_insn_entry e;
-	int ret = bts_insn_decoder_alloc(c->trace, thread, NULL, &d);
+	int ret = bts_insn_decoder_new(c->trace, thread, NULL, &d);
 
 	*n = 0;
 	if (ret < 0)
@@ -204,7 +204,7 @@ static int walk(struct insn_view *v, size_t thread, uint64_t lo, uint64_t hi)
 {
 	struct bts_insn_decoder *d;
 	struct bts_insn_entry e;
-	int ret = bts_insn_decoder_alloc(v->c->trace, thread, NULL, &d);
+	int ret = bts_insn_decoder_new(v->c->trace, thread, NULL, &d);
 
 	if (ret < 0)
 		return ret;

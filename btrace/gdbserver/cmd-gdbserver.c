@@ -236,10 +236,10 @@ static int start(struct stub *g, const struct gs_opts *o, char **cmd)
 	int ret;
 
 	if (o->pid) {
-		ret = bts_session_attach(o->pid, &so, &g->s);
+		ret = bts_session_new_attach(o->pid, &so, &g->s);
 	} else {
 		note_setuid("gdbserver", cmd[0]);
-		ret = bts_session_spawn(cmd, &so, &g->s);
+		ret = bts_session_new_spawn(cmd, &so, &g->s);
 	}
 	if (ret < 0) {
 		if (ret == -BTS_E_PERM && bts_refusal_for(o->source, o->pid != 0, &rf))

@@ -57,7 +57,7 @@ static int write_maps(struct bts_session *s, struct bts_writer *w,
 		      struct bts_proc *p, pid_t tid)
 {
 	struct bts_map *maps = NULL;
-	int n = bts_maps_read(p->pub.pid, &maps), err = 0;
+	int n = bts_maps_new(p->pub.pid, &maps), err = 0;
 
 	if (n < 0)
 		return n;
@@ -182,7 +182,7 @@ int bts_crash_write(struct bts_session *s, struct bts_proc *p,
 	if (!err)
 		err = bts_writer_exit(w, p->pub.pid, 0, sig);
 	if (err) {
-		bts_writer_abort(w);
+		bts_writer_free(w);
 		return err;
 	}
 	return bts_writer_close(w);

@@ -55,7 +55,7 @@ const char *bts_gap_name(int reason)
 	return gap_names[reason];
 }
 
-int bts_insn_decoder_alloc(const struct bts_trace *t, size_t thread,
+int bts_insn_decoder_new(const struct bts_trace *t, size_t thread,
 			   const struct bts_decoder_opts *opts,
 			   struct bts_insn_decoder **out)
 {
@@ -300,7 +300,7 @@ static int refill(struct bts_insn_decoder *d)
 	struct ptbts_record rec;
 
 	while (!d->nqueue) {
-		int kind, ret = bts_rec_next(&d->it, &rec);
+		int kind, ret = bts_rec_iter_next(&d->it, &rec);
 
 		/* An error: the file changed since it was opened (trace/reader_guard.c). */
 		if (ret < 0)

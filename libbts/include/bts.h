@@ -203,7 +203,7 @@ struct bts_map {
  * Reads /proc/PID/maps (executable mappings only), with the build-ids of
  * the files.  Returns the number of maps in *out; free with bts_maps_free().
  */
-BTS_API int bts_maps_read(pid_t pid, struct bts_map **out);
+BTS_API int bts_maps_new(pid_t pid, struct bts_map **out);
 BTS_API void bts_maps_free(struct bts_map *maps, size_t n);
 
 /* ------------------------------------------------------------- code bytes */
@@ -225,13 +225,13 @@ struct bts_writer;
 /*
  * Creates PATH.tmp.PID and writes the header; bts_writer_close() writes the
  * end chunk and renames it to PATH, so a file named PATH is always whole.
- * bts_writer_abort() removes the temporary file.
+ * bts_writer_free() removes the temporary file.
  */
-BTS_API int bts_writer_open(const char *path, struct bts_writer **out);
+BTS_API int bts_writer_new(const char *path, struct bts_writer **out);
 /*
  * Everything written so far, pending compact records included, goes to the
  * temporary file in whole chunks: what a writer killed later leaves is
- * readable up to there (bts_trace_open_incomplete()).  0 or the writer's
+ * readable up to there (bts_trace_new_incomplete()).  0 or the writer's
  * error.
  */
 BTS_API int bts_writer_sync(struct bts_writer *w);
@@ -260,7 +260,7 @@ BTS_API int bts_writer_exit(struct bts_writer *w, pid_t pid, pid_t tid,
 			    int status);
 /* Frees @w, also on failure; the temporary file is then removed. */
 BTS_API int bts_writer_close(struct bts_writer *w);
-BTS_API void bts_writer_abort(struct bts_writer *w);
+BTS_API void bts_writer_free(struct bts_writer *w);
 
 struct bts_trace;
 
@@ -270,7 +270,7 @@ struct bts_trace_info {
 	int mode;		/* &enum ptbts_mode */
 	uint64_t buffer_size;
 	/*
-	 * bts_trace_open_incomplete() read a file with no end chunk (its
+	 * bts_trace_new_incomplete() read a file with no end chunk (its
 	 * recorder was killed): only its first @whole_len bytes, the chunks
 	 * that were whole, are in the trace.
 	 */
@@ -304,18 +304,18 @@ struct bts_process_info {
  * returns, so later calls cannot fail on malformed data.  The memory form
  * copies nothing: @buf must outlive the trace.
  */
-BTS_API int bts_trace_open(const char *path, struct bts_trace **out);
+BTS_API int bts_trace_new(const char *path, struct bts_trace **out);
 /*
- * bts_trace_open() for what a recorder that was killed left (a FILE.tmp.PID
+ * bts_trace_new() for what a recorder that was killed left (a FILE.tmp.PID
  * with no end chunk, perhaps cut inside a chunk): every whole chunk is
- * read and validated as bts_trace_open() does, the cut part is left out,
+ * read and validated as bts_trace_new() does, the cut part is left out,
  * and bts_trace_info()'s @incomplete says so.  A complete file opens as
- * with bts_trace_open(); damage before the cut is still an error.
+ * with bts_trace_new(); damage before the cut is still an error.
  */
-BTS_API int bts_trace_open_incomplete(const char *path, struct bts_trace **out);
-BTS_API int bts_trace_open_mem(const void *buf, size_t len,
+BTS_API int bts_trace_new_incomplete(const char *path, struct bts_trace **out);
+BTS_API int bts_trace_new_mem(const void *buf, size_t len,
 			       struct bts_trace **out);
-BTS_API void bts_trace_close(struct bts_trace *t);
+BTS_API void bts_trace_free(struct bts_trace *t);
 
 BTS_API const struct bts_trace_info *bts_trace_info(const struct bts_trace *t);
 BTS_API size_t bts_trace_nprocesses(const struct bts_trace *t);
@@ -362,7 +362,7 @@ BTS_API void bts_trace_records(const struct bts_trace *t, size_t thread,
  * -BTS_E_IO) when the file changed since it was opened; it then reads no
  * further.
  */
-BTS_API int bts_rec_next(struct bts_rec_iter *it, struct ptbts_record *rec);
+BTS_API int bts_rec_iter_next(struct bts_rec_iter *it, struct ptbts_record *rec);
 
 /* ------------------------------------------------------------- symbols */
 
@@ -482,7 +482,7 @@ struct bts_decoder_opts {
 struct bts_insn_decoder;
 
 /* A decoder of thread @thread (an index, as in bts_trace_thread()). */
-BTS_API int bts_insn_decoder_alloc(const struct bts_trace *t, size_t thread,
+BTS_API int bts_insn_decoder_new(const struct bts_trace *t, size_t thread,
 				   const struct bts_decoder_opts *opts,
 				   struct bts_insn_decoder **out);
 BTS_API void bts_insn_decoder_free(struct bts_insn_decoder *d);
@@ -536,7 +536,7 @@ struct bts_calls_opts {
 struct bts_call_history;
 
 /* Decodes thread @thread once and keeps its segments. */
-BTS_API int bts_call_history_build(const struct bts_trace *t, size_t thread,
+BTS_API int bts_call_history_new(const struct bts_trace *t, size_t thread,
 				   const struct bts_calls_opts *opts,
 				   struct bts_call_history **out);
 BTS_API void bts_call_history_free(struct bts_call_history *h);
@@ -572,7 +572,7 @@ struct bts_session_opts {
  * Starts argv[0] (searched in PATH) traced from its first instruction.
  * Fails with -BTS_E_NOENT / -BTS_E_NOEXEC when it cannot be run.
  */
-BTS_API int bts_session_spawn(char *const argv[],
+BTS_API int bts_session_new_spawn(char *const argv[],
 			      const struct bts_session_opts *opts,
 			      struct bts_session **out);
 /*
@@ -584,7 +584,7 @@ BTS_API int bts_session_spawn(char *const argv[],
  */
 BTS_API int bts_crash_pattern_check(const char *pattern, const char *exe);
 /* Traces every thread of a running process. */
-BTS_API int bts_session_attach(pid_t pid, const struct bts_session_opts *opts,
+BTS_API int bts_session_new_attach(pid_t pid, const struct bts_session_opts *opts,
 			       struct bts_session **out);
 /*
  * Traces until every traced thread is gone or bts_session_stop() is
@@ -777,7 +777,7 @@ bts_session_process(const struct bts_session *s, size_t i);
  * varints compressed with zstd, chunk by chunk, a few bytes a branch.
  * Readers read both, in any mix, with the same calls; files in the compact
  * format need a libbts that knows it (older ones refuse them clearly).
- * bts_rec_next() decodes compact records a chunk at a time; it returns a
+ * bts_rec_iter_next() decodes compact records a chunk at a time; it returns a
  * negative error (and then 0) only when memory runs out or the file was
  * changed under an open trace.
  * ========================================================================== */
@@ -796,11 +796,11 @@ BTS_API int bts_trace_format(const struct bts_trace *t);
 /*
  * Moves @it (set up by bts_trace_records()) to the thread's record @index
  * (0 is the oldest) without reading the records before it: 1 when there
- * is one there, 0 when @index is past the last (bts_rec_next() then
+ * is one there, 0 when @index is past the last (bts_rec_iter_next() then
  * returns 0).  Compact records decode one chunk at a time; a trace's
  * records are read by one thread at a time.
  */
-BTS_API int bts_rec_seek(struct bts_rec_iter *it, uint64_t index);
+BTS_API int bts_rec_iter_seek(struct bts_rec_iter *it, uint64_t index);
 
 /* ============================================================================
  * Placement, filters, limits of a recording.
@@ -1033,7 +1033,7 @@ struct bts_percpu;
  * module's reason), -BTS_E_PERM (no CAP_PERFMON or CAP_SYS_ADMIN),
  * -BTS_E_INVAL (the module refused the arguments).
  */
-BTS_API int bts_percpu_start(uint64_t cpus, size_t buffer_size, int mode,
+BTS_API int bts_percpu_new(uint64_t cpus, size_t buffer_size, int mode,
 			     struct bts_percpu **out);
 /* The module's position of @cpu's buffer into *st: 0 or -BTS_E_IO. */
 BTS_API int bts_percpu_status(struct bts_percpu *p, unsigned int cpu,
@@ -1047,7 +1047,7 @@ BTS_API const struct ptbts_record *bts_percpu_records(struct bts_percpu *p,
 						      unsigned int cpu,
 						      size_t *nslots);
 /* Stops recording, unmaps every buffer, frees @p (NULL: nothing). */
-BTS_API void bts_percpu_stop(struct bts_percpu *p);
+BTS_API void bts_percpu_free(struct bts_percpu *p);
 
 /* ================================================ 32-bit (i386) programs */
 

@@ -205,7 +205,7 @@ static int check_destination(const char *path)
 			path, kind_of(st.st_mode));
 }
 
-int bts_writer_open(const char *path, struct bts_writer **out)
+int bts_writer_new(const char *path, struct bts_writer **out)
 {
 	return bts_writer_open_mode(path, 0666, out);
 }
@@ -565,7 +565,7 @@ int bts_writer_close(struct bts_writer *w)
 	return err;
 }
 
-void bts_writer_abort(struct bts_writer *w)
+void bts_writer_free(struct bts_writer *w)
 {
 	if (!w)
 		return;

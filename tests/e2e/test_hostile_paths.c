@@ -38,7 +38,7 @@ static char *craft(const char *name, const char *exe, const char *path)
 	};
 	struct bts_writer *w;
 
-	ASSERT_EQ(bts_writer_open(btr, &w), 0);
+	ASSERT_EQ(bts_writer_new(btr, &w), 0);
 	ASSERT_EQ(bts_writer_session(w, PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_BLOCK, 4096), 0);
 	ASSERT_EQ(bts_writer_process(w, PID, 1, exe), 0);
 	ASSERT_EQ(bts_writer_map(w, PID, &m), 0);

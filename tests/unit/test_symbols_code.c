@@ -24,7 +24,7 @@ static char *tmp(const char *name)
 
 static void start(const char *path, struct bts_writer **w)
 {
-	ASSERT_EQ(bts_writer_open(path, w), 0);
+	ASSERT_EQ(bts_writer_new(path, w), 0);
 	ASSERT_EQ(bts_writer_session(*w, PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_BLOCK, 4096), 0);
 	ASSERT_EQ(bts_writer_process(*w, PID, 1, "/bin/sh"), 0);
 }
@@ -49,7 +49,7 @@ static int open_copy(const uint8_t *bytes, size_t n, struct bts_trace **t,
 {
 	*copy = malloc(n);
 	memcpy(*copy, bytes, n);
-	return bts_trace_open_mem(*copy, n, t);
+	return bts_trace_new_mem(*copy, n, t);
 }
 
 TEST(symbols_code, round_trip)
@@ -71,14 +71,14 @@ TEST(symbols_code, round_trip)
 	memcpy(&type, bytes + 72, 4);
 	EXPECT_EQ(type, BTS_CHUNK_CODE | BTS_CHUNK_OPTIONAL);
 
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	ASSERT_EQ(bts_trace_code(t, PID, &code), (size_t)1);
 	EXPECT_EQ(code[0].addr, 0x7fff1000u);
 	EXPECT_EQ(code[0].len, 10u);
 	EXPECT_EQ(memcmp(code[0].bytes, "0123456789", 10), 0);
 	EXPECT_EQ(bts_trace_code(t, PID + 1, &code), (size_t)0);
 	EXPECT_TRUE(code == NULL);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }
 
@@ -95,7 +95,7 @@ TEST(symbols_code, later_copies_replace_what_they_overlap)
 	ASSERT_EQ(bts_writer_code(w, PID, 0x0ff8, "cccccccccccc", 12), 0);
 	ASSERT_EQ(bts_writer_code(w, PID, 0x2000, "d", 1), 0);
 	ASSERT_EQ(bts_writer_close(w), 0);
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	ASSERT_EQ(bts_trace_code(t, PID, &c), (size_t)4);
 	EXPECT_EQ(c[0].addr, 0xff8u);
 	EXPECT_EQ(c[0].len, 12u);
@@ -108,7 +108,7 @@ TEST(symbols_code, later_copies_replace_what_they_overlap)
 	EXPECT_EQ(c[2].bytes[15], 'b');
 	EXPECT_EQ(c[3].addr, 0x2000u);
 	EXPECT_EQ(c[3].len, 1u);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }
 
@@ -145,7 +145,7 @@ static int damaged(void (*damage)(uint8_t *b, size_t *len))
 	damage(bytes, &len);
 	err = open_copy(bytes, len, &t, &copy);
 	if (!err)
-		bts_trace_close(t);
+		bts_trace_free(t);
 	free(copy);
 	unlink(path);
 	free(path);
@@ -222,10 +222,10 @@ static struct bts_trace *self_trace(const char *path, bool copy_vdso)
 	struct bts_map *maps;
 	struct bts_writer *w;
 	struct bts_trace *t;
-	int n = bts_maps_read(getpid(), &maps);
+	int n = bts_maps_new(getpid(), &maps);
 
 	ASSERT_GT(n, 0);
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_session(w, PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_BLOCK, 4096), 0);
 	ASSERT_EQ(bts_writer_process(w, getpid(), 1, "self"), 0);
 	for (int i = 0; i < n; i++) {
@@ -237,7 +237,7 @@ static struct bts_trace *self_trace(const char *path, bool copy_vdso)
 	}
 	bts_maps_free(maps, n);
 	ASSERT_EQ(bts_writer_close(w), 0);
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	return t;
 }
 
@@ -267,13 +267,13 @@ TEST(symbols_code, vdso_without_a_copy_is_said)
 	EXPECT_EQ(warnings(s, "[vdso]"), 1);
 	EXPECT_EQ(bts_symbolize(s, vdso + 0x400, &name, &off), -BTS_E_INVAL);
 	bts_symbolizer_free(s);
-	bts_trace_close(t);
+	bts_trace_free(t);
 
 	unlink(path);
 	t = self_trace(path, true);
 	ASSERT_EQ(bts_symbolizer_new(t, getpid(), &s), 0);
 	EXPECT_EQ(warnings(s, "[vdso]"), 0);
 	bts_symbolizer_free(s);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }

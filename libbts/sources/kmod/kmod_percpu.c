@@ -99,7 +99,7 @@ static int percpu_refused(long err, unsigned int why)
 			"per-CPU mode: %s", text);
 }
 
-int bts_percpu_start(uint64_t cpus, size_t buffer_size, int mode,
+int bts_percpu_new(uint64_t cpus, size_t buffer_size, int mode,
 		     struct bts_percpu **out)
 {
 	/* The module takes a mask of any size; libbts names 64 CPUs. */
@@ -182,7 +182,7 @@ const struct ptbts_record *bts_percpu_records(struct bts_percpu *p,
 	return p->map[cpu];
 }
 
-void bts_percpu_stop(struct bts_percpu *p)
+void bts_percpu_free(struct bts_percpu *p)
 {
 	unsigned int cpu;
 
