@@ -139,12 +139,12 @@ static int check_source(int source, bool attach)
 	int n;
 
 	if (source == BTS_SOURCE_AUTO) {
-		if (!bts_refusal_for(source, attach, &r))
+		if (!bts_refusal_for(source, attach, &r, sizeof(r)))
 			return 0;
 		error("record: %s", r.line);
 		return -1;
 	}
-	n = bts_probe_sources(info, 16);
+	n = bts_probe_sources(info, 16, sizeof(*info));
 	for (int i = 0; i < n && i < 16; i++) {
 		if (info[i].source != source)
 			continue;
@@ -172,7 +172,7 @@ static int start(const struct record_opts *o, char **cmd, struct bts_writer *w,
 
 	if (o->pid) {
 		ret = bts_session_new_attach(o->pid, &so, s);
-		if (ret == -BTS_E_PERM && bts_refusal_for(o->source, true, &r))
+		if (ret == -BTS_E_PERM && bts_refusal_for(o->source, true, &r, sizeof(r)))
 			error("record: %s", r.line);
 		else if (ret < 0)
 			error_bts(ret, "record: process %d", (int)o->pid);
@@ -182,7 +182,7 @@ static int start(const struct record_opts *o, char **cmd, struct bts_writer *w,
 	ret = bts_session_new_spawn(cmd, &so, s);
 	if (ret >= 0)
 		return 0;
-	if (ret == -BTS_E_PERM && bts_refusal_for(o->source, false, &r))
+	if (ret == -BTS_E_PERM && bts_refusal_for(o->source, false, &r, sizeof(r)))
 		error("record: %s", r.line);
 	else if (ret == -BTS_E_NOENT || ret == -BTS_E_NOEXEC)
 		error_bts(ret, "%s", cmd[0]);
@@ -234,7 +234,7 @@ static int run(struct bts_session *s, struct bts_writer *w, const char *path)
 	record_progress_stop();
 	running = NULL;
 	record_speed_disarm();
-	bts_session_stats(s, &st);
+	bts_session_stats(s, &st, sizeof(st));
 	if (ret < 0) {
 		bts_session_free(s);
 		error_bts(ret, "record");
@@ -249,7 +249,8 @@ static int run(struct bts_session *s, struct bts_writer *w, const char *path)
 	}
 	record_print_processes(s);
 	bts_session_free(s);
-	ret = bts_writer_close(w);
+	ret = bts_writer_finish(w);
+	bts_writer_free(w);
 	if (ret < 0) {
 		error_bts(ret, "%s", path);
 		return EXIT_RECORD_FAILED;

@@ -88,7 +88,7 @@ static uint64_t *segment_starts(struct dump_ctx *c, size_t thread,
 
 	if (!ips || bts_insn_decoder_new(c->trace, thread, NULL, &d) < 0)
 		return ips;
-	while (k < n && bts_insn_next(d, &e) > 0) {
+	while (k < n && bts_insn_next(d, &e, sizeof(e)) > 0) {
 		while (k < n && bts_call_history_segment(h, k)->last < e.index)
 			k++;
 		if (k < n && bts_call_history_segment(h, k)->first == e.index)

@@ -194,7 +194,7 @@ static int count_entries(struct dump_ctx *c, size_t thread, uint64_t *n)
 	*n = 0;
 	if (ret < 0)
 		return ret;
-	while ((ret = bts_insn_next(d, &e)) > 0)
+	while ((ret = bts_insn_next(d, &e, sizeof(e))) > 0)
 		*n = e.index;
 	bts_insn_decoder_free(d);
 	return ret;
@@ -209,7 +209,7 @@ static int walk(struct insn_view *v, size_t thread, uint64_t lo, uint64_t hi)
 	if (ret < 0)
 		return ret;
 	dump_decoder_warnings(v->c, bts_trace_thread(v->c->trace, thread)->pid, d);
-	while ((ret = bts_insn_next(d, &e)) > 0 && e.index <= hi) {
+	while ((ret = bts_insn_next(d, &e, sizeof(e))) > 0 && e.index <= hi) {
 		if (e.index < lo)
 			continue;
 		/* A gap is code of no function and no file. */

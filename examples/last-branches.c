@@ -46,7 +46,8 @@ static int record(char **argv, const char *path)
 		bts_writer_free(w);
 		return fail("recording", err);
 	}
-	err = bts_writer_close(w);
+	err = bts_writer_finish(w);
+	bts_writer_free(w);
 	return err < 0 ? fail(path, err) : 0;
 }
 

@@ -65,7 +65,7 @@ int replay_history_load(const struct bts_trace *t, size_t thread,
 	memset(h, 0, sizeof(*h));
 	if (ret < 0)
 		return ret;
-	while ((ret = bts_insn_next(d, &e)) > 0) {
+	while ((ret = bts_insn_next(d, &e, sizeof(e))) > 0) {
 		depth += step;
 		if (e.flags & BTS_IF_SIGNAL)
 			depth += 2;

@@ -116,7 +116,8 @@ static int record(pid_t pid, int source, int go, const char *path,
 		bts_writer_free(o.writer);
 		goto fail;
 	}
-	ret = bts_writer_close(o.writer);
+	ret = bts_writer_finish(o.writer);
+	bts_writer_free(o.writer);
 	if (ret >= 0)
 		return 0;
 fail:

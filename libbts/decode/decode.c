@@ -361,7 +361,8 @@ static int next_run(struct bts_insn_decoder *d, struct bts_insn_entry *insn)
 	return 2;
 }
 
-int bts_insn_next(struct bts_insn_decoder *d, struct bts_insn_entry *insn)
+static inline int insn_next(struct bts_insn_decoder *d,
+			    struct bts_insn_entry *insn)
 {
 	const struct bts_dblock *b;
 	uint32_t i;
@@ -389,4 +390,21 @@ int bts_insn_next(struct bts_insn_decoder *d, struct bts_insn_entry *insn)
 	insn->gap = 0;
 	insn->gap_arg = 0;
 	return 1;
+}
+
+int bts_insn_next(struct bts_insn_decoder *d, struct bts_insn_entry *insn,
+		  size_t size)
+{
+	struct bts_insn_entry e;
+	int ret;
+
+	if (!insn || !size)
+		return bts_fail(BTS_E_INVAL, "instruction entry: no room to fill");
+	/* A caller built with this bts.h: filled in place, no copy. */
+	if (__builtin_expect(size >= sizeof(e), 1))
+		return insn_next(d, insn);
+	ret = insn_next(d, &e);
+	if (ret > 0)
+		memcpy(insn, &e, size);
+	return ret;
 }

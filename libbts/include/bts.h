@@ -100,7 +100,8 @@ struct bts_source_info {
  * Probes every source on this machine, fastest first.  Fills up to @n
  * entries and returns how many sources there are.
  */
-BTS_API int bts_probe_sources(struct bts_source_info *out, size_t n);
+BTS_API int bts_probe_sources(struct bts_source_info *out, size_t n,
+			      size_t size);
 
 /* ---------------------------------------------------------------- refusals */
 
@@ -140,42 +141,50 @@ struct bts_refusal {
 /* "yama", "policy", "paranoid", "pti", "lockdown", "module"; NULL past the last. */
 BTS_API const char *bts_refusal_name(int check);
 /* Runs one check into *out: 0, or -BTS_E_INVAL for an unknown check. */
-BTS_API int bts_refusal_check(int check, struct bts_refusal *out);
+BTS_API int bts_refusal_check(int check, struct bts_refusal *out, size_t size);
 /*
  * The first check, in enum order, that refuses @source (BTS_SOURCE_AUTO:
  * every source, i.e. ptrace itself); @attach: the process is not ours to
  * start (`record -p`).  1 and *out filled, or 0 when none refuses it.
  */
-BTS_API int bts_refusal_for(int source, bool attach, struct bts_refusal *out);
+BTS_API int bts_refusal_for(int source, bool attach, struct bts_refusal *out,
+			    size_t size);
 
 /* -------------------------------------------------------------------- ring */
 
 /*
- * A record buffer with the kernel ABI's producer protocol: @head is the byte
- * offset where the next record lands and @wraps counts returns to 0, so
- * wraps * cap + head / 24 records were written in all.  Capacity is
- * floor(size / 24) records, as the hardware fills a buffer.
+ * A record buffer with the kernel ABI's producer protocol, over memory the
+ * caller gives: capacity floor(size / 24) records, as the hardware fills a
+ * buffer.  The producer appends, the consumer reads the unread records
+ * and marks them consumed; in RING mode the oldest unread ones are
+ * overwritten (and counted lost), in STOP mode new ones are dropped (and
+ * counted lost), a BLOCK ring refuses them until there is room.
  */
-struct bts_ring {
-	struct ptbts_record *recs;
-	uint64_t cap;		/* records */
-	uint64_t head;		/* bytes */
-	uint64_t wraps;
-	uint64_t lost;		/* records overwritten (RING) or dropped (STOP) */
-	uint64_t tail;		/* records consumed, counted since the start */
-	int mode;		/* &enum ptbts_mode */
-};
+struct bts_ring;
 
-/* @mem of @size bytes stays the caller's. */
-BTS_API int bts_ring_init(struct bts_ring *ring, void *mem, size_t size, int mode);
-/* Records ever written (wraps * cap + head / 24). */
+/*
+ * A ring over @mem of @size bytes (@mem stays the caller's and must outlive
+ * the ring), @mode &enum ptbts_mode.  0 and *@out, or -BTS_E_INVAL (no
+ * memory, @size under one record, an unknown mode), -BTS_E_NOMEM.
+ */
+BTS_API int bts_ring_new(void *mem, size_t size, int mode,
+			 struct bts_ring **out);
+/* Frees @ring (NULL: nothing); its memory stays the caller's. */
+BTS_API void bts_ring_free(struct bts_ring *ring);
+/* Records the ring holds at most. */
+BTS_API uint64_t bts_ring_capacity(const struct bts_ring *ring);
+/* Records ever written, overwritten ones included. */
 BTS_API uint64_t bts_ring_written(const struct bts_ring *ring);
-/* Appends one record; -BTS_E_AGAIN when a BLOCK ring is full. */
+/* Records consumed, counted since the start. */
+BTS_API uint64_t bts_ring_consumed(const struct bts_ring *ring);
+/* Records overwritten (RING) or dropped (STOP) before they were read. */
+BTS_API uint64_t bts_ring_lost(const struct bts_ring *ring);
+/* Appends one record: 0, or -BTS_E_AGAIN when a BLOCK ring is full. */
 BTS_API int bts_ring_put(struct bts_ring *ring, const struct ptbts_record *rec);
 /*
  * The unread records, oldest first, in at most two spans (the ring may wrap):
  * returns how many spans were filled.  Records overwritten in RING mode are
- * skipped and added to @lost.
+ * skipped and counted in bts_ring_lost().
  */
 struct bts_span {
 	const struct ptbts_record *recs;
@@ -223,9 +232,9 @@ BTS_API ssize_t bts_read_code(struct bts_session *s, pid_t pid, uint64_t addr,
 struct bts_writer;
 
 /*
- * Creates PATH.tmp.PID and writes the header; bts_writer_close() writes the
+ * Creates PATH.tmp.PID and writes the header; bts_writer_finish() writes the
  * end chunk and renames it to PATH, so a file named PATH is always whole.
- * bts_writer_free() removes the temporary file.
+ * bts_writer_free() without a successful finish removes the temporary file.
  */
 BTS_API int bts_writer_new(const char *path, struct bts_writer **out);
 /*
@@ -258,8 +267,12 @@ BTS_API int bts_writer_records(struct bts_writer *w, pid_t pid, pid_t tid,
  */
 BTS_API int bts_writer_exit(struct bts_writer *w, pid_t pid, pid_t tid,
 			    int status);
-/* Frees @w, also on failure; the temporary file is then removed. */
-BTS_API int bts_writer_close(struct bts_writer *w);
+/*
+ * Writes the end chunk and renames the file to PATH; @w is not freed.  After
+ * it every call on @w but bts_writer_free() fails with -BTS_E_INVAL; after a
+ * failure the temporary file stays until bts_writer_free() removes it.
+ */
+BTS_API int bts_writer_finish(struct bts_writer *w);
 BTS_API void bts_writer_free(struct bts_writer *w);
 
 struct bts_trace;
@@ -488,7 +501,7 @@ BTS_API int bts_insn_decoder_new(const struct bts_trace *t, size_t thread,
 BTS_API void bts_insn_decoder_free(struct bts_insn_decoder *d);
 /* 1 and *insn filled, 0 at the end, or a negative error (out of memory). */
 BTS_API int bts_insn_next(struct bts_insn_decoder *d,
-			  struct bts_insn_entry *insn);
+			  struct bts_insn_entry *insn, size_t size);
 /* The @i-th warning (a file not found or changed), or NULL past the last. */
 BTS_API const char *bts_insn_decoder_warning(const struct bts_insn_decoder *d,
 					     size_t i);
@@ -611,8 +624,8 @@ struct bts_session_stats {
  * progress display): threads, records and lost are then each a recent
  * value, the rest is meaningful after the run.
  */
-BTS_API void bts_session_stats(const struct bts_session *s,
-			       struct bts_session_stats *st);
+BTS_API int bts_session_stats(const struct bts_session *s,
+			      struct bts_session_stats *st, size_t size);
 BTS_API void bts_session_free(struct bts_session *s);
 
 /* ============================================================================
@@ -912,7 +925,7 @@ BTS_API int bts_control_resume(struct bts_control *c, pid_t tid, int action,
  * bts_control_interrupt() and wait again to stop them).
  */
 BTS_API int bts_control_wait(struct bts_control *c, int wake_fd,
-			     struct bts_stop *stop);
+			     struct bts_stop *stop, size_t size);
 BTS_API void bts_control_interrupt(struct bts_control *c);
 /* Kills the program and reaps every thread. */
 BTS_API int bts_control_kill(struct bts_control *c);
@@ -1002,7 +1015,7 @@ BTS_API size_t bts_pebs_record_size(unsigned int format);
  * adaptive record whose size field disagrees with its groups.
  */
 BTS_API int bts_pebs_decode(unsigned int format, const void *rec, size_t len,
-			    struct bts_pebs *out);
+			    struct bts_pebs *out, size_t size);
 
 /* ================================ the module's per-CPU (kernel) mode */
 
@@ -1019,7 +1032,7 @@ struct bts_percpu_info {
 };
 
 /* Whether the per-CPU mode can record here for this process: 0, *out filled. */
-BTS_API int bts_percpu_probe(struct bts_percpu_info *out);
+BTS_API int bts_percpu_probe(struct bts_percpu_info *out, size_t size);
 
 /* "0,2-3" into a mask of CPUs (bit n: CPU n, n < 64): 0, or -BTS_E_INVAL. */
 BTS_API int bts_percpu_parse_cpus(const char *list, uint64_t *mask);

@@ -86,7 +86,9 @@ static double write_file(const char *path, int format,
 		if (err)
 			die(path, err);
 	}
-	if ((err = bts_writer_close(w)))
+	err = bts_writer_finish(w);
+	bts_writer_free(w);
+	if (err)
 		die(path, err);
 	return cpu_now() - t0;
 }

@@ -135,7 +135,9 @@ static void write_trace(const struct bts_trace *src, const char *path,
 			die("writer", err);
 		done += k;
 	}
-	if ((err = bts_writer_close(w)))
+	err = bts_writer_finish(w);
+	bts_writer_free(w);
+	if (err)
 		die("writer", err);
 	fprintf(stderr, "lib-decode: %" PRIu64 " records: a cycle of %zu records "
 		"of the source trace, repeated\n", want, hi - lo);
@@ -167,7 +169,7 @@ static uint64_t decode(const struct bts_trace *t)
 
 	if (err)
 		die("decoder", err);
-	while (bts_insn_next(d, &e) > 0) {
+	while (bts_insn_next(d, &e, sizeof(e)) > 0) {
 		sum += e.size;
 		n++;
 	}

@@ -71,7 +71,8 @@ static char *write_crash_file(void)
 	th.tid = 100;
 	ASSERT_EQ(bts_writer_crash_thread(w, 100, &th), 0);
 	ASSERT_EQ(bts_writer_exit(w, 100, 0, SIGSEGV), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	return path;
 }
 
@@ -149,7 +150,8 @@ static int open_with(void (*parts)(struct bts_writer *w), const char **why)
 	ASSERT_EQ(bts_writer_process(w, 100, 1, "/bin/a"), 0);
 	ASSERT_EQ(bts_writer_thread(w, 100, 100), 0);
 	parts(w);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	err = bts_trace_new(path, &t);
 	*why = bts_errdetail();
 	bts_trace_free(t);

@@ -39,7 +39,7 @@ TEST(oncrash_rejit, earlier_versions_are_gaps_never_the_last_code)
 	ASSERT_EQ(bts_trace_new(file, &t), 0);
 
 	ASSERT_EQ(bts_insn_decoder_new(t, 0, NULL, &d), 0);
-	while ((ret = bts_insn_next(d, &e)) > 0) {
+	while ((ret = bts_insn_next(d, &e, sizeof(e))) > 0) {
 		if (e.iclass == BTS_ICLASS_GAP) {
 			changed += e.gap == BTS_GAP_CODE_CHANGED && e.gap_arg == jit;
 			continue;

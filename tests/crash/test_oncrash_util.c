@@ -139,7 +139,9 @@ int crash_image_sym(const struct bts_trace *t, pid_t pid, size_t img,
 	for (size_t i = 0; !err && i < im->ncode; i++)
 		err = bts_writer_code(w, pid, im->code[i].addr, im->code[i].bytes,
 				      im->code[i].len);
-	err = err ? (bts_writer_free(w), err) : bts_writer_close(w);
+	if (!err)
+		err = bts_writer_finish(w);
+	bts_writer_free(w);
 	if (!err)
 		err = bts_trace_new(path, tt);
 	if (!err)

@@ -136,7 +136,8 @@ static struct bts_session *record(struct live_prog *p, const char *path)
 	sigaction(SIGUSR2, &old, NULL);
 	alarm(0);
 	EXPECT_EQ(tr.ret, 0);
-	ASSERT_EQ(bts_writer_close(tr.w), 0);
+	ASSERT_EQ(bts_writer_finish(tr.w), 0);
+	bts_writer_free(tr.w);
 	return tr.s;
 }
 
@@ -156,7 +157,7 @@ static size_t decode_jit(struct bts_trace *t, struct bts_session *live,
 
 	BTS_OPTS(bts_decoder_opts, o, .live = live);
 	ASSERT_EQ(bts_insn_decoder_new(t, 0, &o, &d), 0);
-	while (bts_insn_next(d, &e) > 0) {
+	while (bts_insn_next(d, &e, sizeof(e)) > 0) {
 		bool gap = e.iclass == BTS_ICLASS_GAP;
 		uint64_t at = gap ? e.gap_arg : e.ip;
 

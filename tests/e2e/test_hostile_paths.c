@@ -45,7 +45,8 @@ static char *craft(const char *name, const char *exe, const char *path)
 	ASSERT_EQ(bts_writer_thread(w, PID, PID), 0);
 	ASSERT_EQ(bts_writer_records(w, PID, PID, recs, 3), 0);
 	ASSERT_EQ(bts_writer_exit(w, PID, 0, 0), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	return btr;
 }
 

@@ -22,7 +22,8 @@ static char *write_trace(const char *name, unsigned int bits5)
 	if (bits5)
 		ASSERT_EQ(bts_writer_abi(w, 5, bits5), 0);
 	ASSERT_EQ(bts_writer_process(w, 6, 5, "y"), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	return path;
 }
 
@@ -65,7 +66,8 @@ TEST(i386_trace, writer_refuses_bad_abi)
 	EXPECT_EQ(bts_writer_abi(w, 5, 16), -BTS_E_INVAL);
 	EXPECT_STREQ(bts_errdetail(), "abi of process 5: 16-bit");
 	EXPECT_EQ(bts_writer_abi(w, 0, 32), -BTS_E_INVAL);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	free(path);
 }
 
@@ -81,7 +83,8 @@ static void expect_refused(const struct bts_chunk_abi *c, size_t len,
 	ASSERT_EQ(bts_writer_process(w, 5, 1, "x"), 0);
 	ASSERT_EQ(bts_writer_chunk(w, BTS_CHUNK_ABI | BTS_CHUNK_OPTIONAL, c,
 				   len, NULL, 0, NULL), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	EXPECT_EQ(bts_trace_new(path, &t), -BTS_E_FORMAT);
 	EXPECT_STREQ(bts_errdetail(), why);
 	free(path);

@@ -116,7 +116,8 @@ static void seed_empty(const char *dir)
 	if (asprintf(&path, "%s/seed-empty.btr", dir) < 0)
 		exit(1);
 	must(bts_writer_new(path, &w), path);
-	must(bts_writer_close(w), path);
+	must(bts_writer_finish(w), path);
+	bts_writer_free(w);
 	free(path);
 }
 
@@ -165,7 +166,8 @@ static void seed_full(const char *dir, int nrecs, int format)
 	must(bts_writer_exit(w, 10, 11, 0), "exit");
 	must(bts_writer_exit(w, 12, 0, 9), "exit");
 	must(bts_writer_exit(w, 10, 0, 1 << 8), "exit");
-	must(bts_writer_close(w), path);
+	must(bts_writer_finish(w), path);
+	bts_writer_free(w);
 	free(path);
 }
 

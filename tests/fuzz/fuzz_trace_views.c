@@ -41,7 +41,7 @@ static void decode(const struct bts_trace *t, size_t thread)
 
 	if (bts_insn_decoder_new(t, thread, NULL, &d) < 0)
 		return;
-	while (n < MAX_INSNS && (ret = bts_insn_next(d, &e)) > 0) {
+	while (n < MAX_INSNS && (ret = bts_insn_next(d, &e, sizeof(e))) > 0) {
 		CHECK(e.index == ++n);
 		CHECK(e.iclass == BTS_ICLASS_GAP ? !e.ip : e.size > 0);
 	}
@@ -193,7 +193,8 @@ static void seed_code(const char *dir, int loops, bool gaps, int format)
 	must(bts_writer_thread(w, 10, 10), "thread");
 	must(bts_writer_records(w, 10, 10, recs, n), "records");
 	must(bts_writer_exit(w, 10, 0, 0), "exit");
-	must(bts_writer_close(w), file);
+	must(bts_writer_finish(w), file);
+	bts_writer_free(w);
 	free(file);
 }
 

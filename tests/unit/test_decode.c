@@ -63,7 +63,8 @@ static struct bts_trace *make_trace(const struct ptbts_record *recs, size_t n)
 	ASSERT_EQ(bts_writer_map(w, 10, &m), 0);
 	ASSERT_EQ(bts_writer_thread(w, 10, 10), 0);
 	ASSERT_EQ(bts_writer_records(w, 10, 10, recs, n), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	free(path);
 	free(code_path);
@@ -78,7 +79,7 @@ static void expect_entries(struct bts_trace *t, const struct want *want,
 	size_t i = 0;
 
 	ASSERT_EQ(bts_insn_decoder_new(t, 0, NULL, &d), 0);
-	for (; bts_insn_next(d, &e) > 0; i++) {
+	for (; bts_insn_next(d, &e, sizeof(e)) > 0; i++) {
 		if (i >= n)
 			FAIL("entry %zu past the %zu expected, at 0x%llx", i + 1,
 			     n, (unsigned long long)e.ip);
@@ -95,7 +96,7 @@ static void expect_entries(struct bts_trace *t, const struct want *want,
 		}
 	}
 	EXPECT_EQ(i, n);
-	EXPECT_EQ(bts_insn_next(d, &e), 0);
+	EXPECT_EQ(bts_insn_next(d, &e, sizeof(e)), 0);
 	bts_insn_decoder_free(d);
 }
 
@@ -178,7 +179,7 @@ TEST(decode, block_cache_of_one_block)
 	uint64_t n = 0;
 
 	ASSERT_EQ(bts_insn_decoder_new(t, 0, &opts, &d), 0);
-	while (bts_insn_next(d, &e) > 0)
+	while (bts_insn_next(d, &e, sizeof(e)) > 0)
 		n++;
 	EXPECT_EQ(n, (uint64_t)9);
 	bts_insn_decoder_free(d);

@@ -34,7 +34,7 @@ TEST(kmod, auto_falls_back_to_ptrace_step)
 
 	ASSERT_EQ(bts_session_new_spawn(argv, &o, &s), 0);
 	EXPECT_EQ(bts_session_run(s), 0);
-	bts_session_stats(s, &st);
+	bts_session_stats(s, &st, sizeof(st));
 	EXPECT_EQ(st.source, PTBTS_SOURCE_PTRACE_STEP);
 	EXPECT_TRUE(st.exited && WIFEXITED(st.status) && WEXITSTATUS(st.status) == 0);
 	bts_session_free(s);

@@ -73,10 +73,13 @@ static int record(char *const argv[], int mode, uint64_t size, const char *out,
 	}
 	err = bts_session_run(s);
 	alarm(0);
-	bts_session_stats(s, st);
+	bts_session_stats(s, st, sizeof(*st));
 	bts_session_free(s);
-	if (w && bts_writer_close(w))
-		FAIL("writer close: %s", bts_errdetail());
+	if (w && bts_writer_finish(w)) {
+		bts_writer_free(w);
+		FAIL("writer finish: %s", bts_errdetail());
+	}
+	bts_writer_free(w);
 	return err;
 }
 
@@ -453,7 +456,7 @@ TEST(session, stop_kills_a_spawned_program)
 	pthread_join(th, NULL);
 	sigaction(SIGUSR2, &old, NULL);
 	alarm(0);
-	bts_session_stats(s, &st);
+	bts_session_stats(s, &st, sizeof(st));
 	EXPECT_TRUE(st.exited);
 	EXPECT_TRUE(WIFSIGNALED(st.status));
 	EXPECT_EQ(WTERMSIG(st.status), SIGKILL);
@@ -498,11 +501,12 @@ TEST(session, attach_then_detach_leaves_it_running)
 	EXPECT_EQ(bts_session_run(s), 0);
 	pthread_join(th, NULL);
 	alarm(0);
-	bts_session_stats(s, &st);
+	bts_session_stats(s, &st, sizeof(st));
 	EXPECT_FALSE(st.exited);
 	EXPECT_EQ(st.pid, pid);
 	bts_session_free(s);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 
 	/* still alive and untraced: only our SIGKILL ends it */
 	EXPECT_EQ(waitpid(pid, &status, WNOHANG), 0);
@@ -554,7 +558,7 @@ TEST(session, source_names)
 TEST(session, probe_sources)
 {
 	struct bts_source_info info[8];
-	int n = bts_probe_sources(info, 8), i;
+	int n = bts_probe_sources(info, 8, sizeof(*info)), i;
 
 	ASSERT_EQ(n, 5);
 	EXPECT_EQ(info[0].source, PTBTS_SOURCE_KMOD_BTS);
@@ -570,7 +574,7 @@ TEST(session, probe_sources)
 	EXPECT_FALSE(info[3].available);
 	EXPECT_TRUE(info[3].why[0] != '\0');
 	/* a short array is filled as far as it goes */
-	EXPECT_EQ(bts_probe_sources(info, 1), 5);
+	EXPECT_EQ(bts_probe_sources(info, 1, sizeof(*info)), 5);
 }
 
 TEST(session, maps_of_self)

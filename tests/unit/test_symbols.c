@@ -58,7 +58,8 @@ static struct bts_trace *self_trace_as(const char *path, bool deleted,
 		ASSERT_EQ(bts_writer_map(w, getpid(), &m), 0);
 	}
 	bts_maps_free(maps, n);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	return t;
 }

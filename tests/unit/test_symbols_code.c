@@ -64,7 +64,8 @@ TEST(symbols_code, round_trip)
 
 	start(path, &w);
 	ASSERT_EQ(bts_writer_code(w, PID, 0x7fff1000, "0123456789", 10), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 
 	/* Header 16, session 24, process 32: the code chunk is at 72. */
 	bytes = slurp(path, &len);
@@ -94,7 +95,8 @@ TEST(symbols_code, later_copies_replace_what_they_overlap)
 	ASSERT_EQ(bts_writer_code(w, PID, 0x1008, "bbbbbbbbbbbbbbbb", 16), 0);
 	ASSERT_EQ(bts_writer_code(w, PID, 0x0ff8, "cccccccccccc", 12), 0);
 	ASSERT_EQ(bts_writer_code(w, PID, 0x2000, "d", 1), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	ASSERT_EQ(bts_trace_code(t, PID, &c), (size_t)4);
 	EXPECT_EQ(c[0].addr, 0xff8u);
@@ -124,7 +126,8 @@ TEST(symbols_code, writer_refuses_bad_copies)
 	EXPECT_EQ(bts_writer_code(w, PID, ~0ull, "ab", 2), -BTS_E_INVAL);
 	EXPECT_STREQ(bts_errdetail(), "a malformed code copy of process 100");
 	/* The file stays whole and readable. */
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	free(path);
 }
 
@@ -140,7 +143,8 @@ static int damaged(void (*damage)(uint8_t *b, size_t *len))
 
 	start(path, &w);
 	ASSERT_EQ(bts_writer_code(w, PID, 0x7fff1000, "0123456789", 10), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	bytes = slurp(path, &len);
 	damage(bytes, &len);
 	err = open_copy(bytes, len, &t, &copy);
@@ -236,7 +240,8 @@ static struct bts_trace *self_trace(const char *path, bool copy_vdso)
 						  maps[i].end - maps[i].start), 0);
 	}
 	bts_maps_free(maps, n);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	return t;
 }

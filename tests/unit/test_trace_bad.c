@@ -180,7 +180,8 @@ TEST(trace_bad, writer_matches_the_layout)
 	ASSERT_EQ(bts_writer_map(w, 100, &map), 0);
 	ASSERT_EQ(bts_writer_records(w, 100, 100, two, 2), 0);
 	ASSERT_EQ(bts_writer_exit(w, 100, 0, 0), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	fd = open(path, O_RDONLY);
 	ASSERT_EQ(read(fd, bytes, sizeof(bytes)), (ssize_t)m.n);
 	close(fd);

@@ -48,7 +48,8 @@ static char *write_trace(const char *name)
 	ASSERT_EQ(bts_writer_exec(w, PID, PID, EXE "-2", 0x401000), 0);
 	ASSERT_EQ(bts_writer_records(w, PID, PID, recs, NRECS), 0);
 	ASSERT_EQ(bts_writer_exit(w, PID, 0, 0), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	return path;
 }
 
@@ -146,7 +147,7 @@ TEST(trace_changes, raw_records_changed_after_opening_are_an_error)
 	/* The decoder passes it on: an error, not a history with a hole. */
 	ret = bts_insn_decoder_new(t, 0, NULL, &d);
 	if (!ret) {
-		while ((ret = bts_insn_next(d, &e)) > 0)
+		while ((ret = bts_insn_next(d, &e, sizeof(e))) > 0)
 			;
 		bts_insn_decoder_free(d);
 	}

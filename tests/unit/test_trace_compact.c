@@ -87,7 +87,8 @@ static void write_two(const char *path, int format, const struct ptbts_record *a
 		ib += kb;
 	}
 	ASSERT_EQ(bts_writer_exit(w, 7, 0, 0), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 }
 
 static void expect_records(const struct bts_trace *t, size_t thread,
@@ -161,7 +162,8 @@ TEST(trace_compact, raw_files_still_read)
 	ASSERT_EQ(bts_writer_process(w, 3, 1, "/x"), 0);
 	ASSERT_EQ(bts_writer_thread(w, 3, 3), 0);
 	ASSERT_EQ(bts_writer_records(w, 3, 3, r, 1000), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	/* header, process (16 + 3 -> 24), thread, records, end */
 	EXPECT_EQ(file_size(path), (off_t)(16 + 8 + 24 + 8 + 8 + 8 + 16 + 24000 + 8 + 16));
 	ASSERT_EQ(bts_trace_new(path, &t), 0);
@@ -224,7 +226,8 @@ TEST(trace_compact, format_is_chosen_before_the_records)
 	ASSERT_EQ(bts_writer_records(w, 3, 3, &r, 1), 0);
 	EXPECT_EQ(bts_writer_format(w, BTS_FORMAT_RAW), -BTS_E_INVAL);
 	EXPECT_STREQ(bts_errdetail(), "the trace format is chosen before any record");
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	free(path);
 }
 
@@ -248,11 +251,10 @@ static int record(const char *prog, const char *out, int format)
 		bts_session_free(s);
 	}
 	alarm(0);
-	if (err) {
-		bts_writer_free(w);
-		return err;
-	}
-	return bts_writer_close(w);
+	if (!err)
+		err = bts_writer_finish(w);
+	bts_writer_free(w);
+	return err;
 }
 
 static struct ptbts_record *all_records(const struct bts_trace *t, size_t th,
@@ -293,7 +295,8 @@ TEST(trace_compact, real_records_round_trip)
 	ASSERT_EQ(bts_writer_process(w, 1, 0, ""), 0);
 	ASSERT_EQ(bts_writer_thread(w, 1, 1), 0);
 	ASSERT_EQ(bts_writer_records(w, 1, 1, r, n), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	if (bts_trace_new(re, &t2))
 		FAIL("%s", bts_errdetail());
 	expect_records(t2, 0, r, n);
@@ -339,7 +342,8 @@ static void sample(struct sample *s)
 	ASSERT_EQ(bts_writer_process(w, 100, 1, "/p"), 0);
 	ASSERT_EQ(bts_writer_thread(w, 100, 100), 0);
 	ASSERT_EQ(bts_writer_records(w, 100, 100, r, 40), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	s->n = file_size(path);
 	s->b = malloc(s->n);
 	f = fopen(path, "rb");

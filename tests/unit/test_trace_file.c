@@ -103,7 +103,8 @@ static void write_sample(const char *path)
 	ASSERT_EQ(bts_writer_exit(w, 100, 101, 0), 0);
 	ASSERT_EQ(bts_writer_exit(w, 200, 0, 9), 0);		/* SIGKILL */
 	ASSERT_EQ(bts_writer_exit(w, 100, 0, 3 << 8), 0);	/* exit(3) */
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 }
 
 TEST(trace_file, round_trip_of_every_chunk)
@@ -244,7 +245,8 @@ TEST(trace_file, large_batches_are_split_and_rejoined)
 	ASSERT_EQ(bts_writer_process(w, 5, 1, "x"), 0);
 	ASSERT_EQ(bts_writer_thread(w, 5, 5), 0);
 	ASSERT_EQ(bts_writer_records(w, 5, 5, recs, N), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	/* header, process, thread, 3 record chunks of <= 16384, end */
 	ASSERT_EQ(stat(path, &st), 0);
 	EXPECT_EQ(st.st_size, 16 + (8 + 16 + 8) + (8 + 8) + 3 * (8 + 16) +
@@ -303,7 +305,8 @@ TEST(trace_file, streaming_keeps_memory_flat)
 			FAIL("heap grew to %zu bytes from %zu after batch %d",
 			     heap_in_use(), opened, b);
 	}
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	EXPECT_EQ(heap_in_use(), before);
 
 	ASSERT_EQ(bts_trace_new(path, &t), 0);
@@ -328,7 +331,8 @@ TEST(trace_file, written_under_a_temporary_name)
 	ASSERT_EQ(bts_writer_process(w, 1, 0, "/sbin/init"), 0);
 	EXPECT_FALSE(exists(path));
 	EXPECT_TRUE(exists(tmp));
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	EXPECT_TRUE(exists(path));
 	EXPECT_FALSE(exists(tmp));
 	EXPECT_EQ(count_entries(harness_tmpdir()), 1);
@@ -429,7 +433,9 @@ static int write_past_limit(const char *path)
 		return 12;
 	if (bts_writer_records(w, 1, 1, recs, 1) != -BTS_E_IO)
 		return 13;
-	if (bts_writer_close(w) != -BTS_E_IO)
+	err = bts_writer_finish(w);
+	bts_writer_free(w);
+	if (err != -BTS_E_IO)
 		return 14;
 	return 0;
 }
@@ -477,7 +483,8 @@ TEST(trace_file, writer_refuses_what_readers_would_refuse)
 	EXPECT_STREQ(bts_errdetail(), "record 1 of thread 3: reserved flag bits are set");
 	EXPECT_EQ(bts_writer_exit(w, 3, -1, 0), -BTS_E_INVAL);
 	/* Nothing of the refused calls reached the file. */
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	EXPECT_EQ(bts_trace_thread(t, 0)->nrecords, 0u);
 	bts_trace_free(t);
@@ -514,7 +521,8 @@ TEST(trace_file, later_maps_replace_what_they_overlap)
 	ASSERT_EQ(bts_writer_process(w, 9, 1, "a"), 0);
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
 		ASSERT_EQ(bts_writer_map(w, 9, &m[i]), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	n = bts_trace_maps(t, 9, &maps);
 	ASSERT_EQ(n, sizeof(want) / sizeof(want[0]));
@@ -578,7 +586,8 @@ TEST(trace_file, main_thread_exit_ends_the_process)
 	ASSERT_EQ(bts_writer_thread(w, 60, 60), 0);
 	ASSERT_EQ(bts_writer_exit(w, 50, 51, 0), 0);
 	ASSERT_EQ(bts_writer_exit(w, 50, 50, 2 << 8), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	EXPECT_TRUE(bts_trace_process(t, 0)->exited);
 	EXPECT_EQ(bts_trace_process(t, 0)->status, 2 << 8);
@@ -604,7 +613,8 @@ TEST(trace_file, close_does_not_replace_a_fifo_made_meanwhile)
 	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_process(w, 1, 0, "/sbin/init"), 0);
 	ASSERT_EQ(mkfifo(path, 0600), 0);
-	EXPECT_EQ(bts_writer_close(w), -BTS_E_INVAL);
+	EXPECT_EQ(bts_writer_finish(w), -BTS_E_INVAL);
+	bts_writer_free(w);
 	EXPECT_TRUE(strstr(bts_errdetail(), "a FIFO, not a regular file") != NULL);
 	ASSERT_EQ(lstat(path, &st), 0);
 	EXPECT_TRUE(S_ISFIFO(st.st_mode));
@@ -675,7 +685,8 @@ TEST(trace_file, incomplete_file_reads_up_to_its_last_whole_chunk)
 
 	/* A whole file is not incomplete. */
 	ASSERT_EQ(bts_writer_new(path, &w), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	ASSERT_EQ(bts_trace_new_incomplete(path, &t), 0);
 	EXPECT_FALSE(bts_trace_info(t)->incomplete);
 	bts_trace_free(t);

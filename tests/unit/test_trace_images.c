@@ -67,7 +67,8 @@ static char *write_trace(void)
 	ASSERT_EQ(bts_writer_process(w, 10, 1, "/bin/other"), 0);
 	write_map(w, 10, 0x1000, 0x2000, 0, "e");
 	write_map(w, 10, 0x1400, 0x1800, 0, "f");
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	return path;
 }
 

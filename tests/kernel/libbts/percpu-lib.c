@@ -119,7 +119,7 @@ static int refuse(void)
 	rc = bts_percpu_new(3, BUF, PTBTS_MODE_RING, &p);
 	CHECK(rc == -BTS_E_NOSOURCE && p == NULL);
 	printf("start: %s\n", bts_errdetail());
-	CHECK(bts_percpu_probe(&in) == 0 && !in.available);
+	CHECK(bts_percpu_probe(&in, sizeof(in)) == 0 && !in.available);
 	printf("probe: %s\n", in.why);
 	CHECK(sysfs_pages() == 0);
 	return 0;
