@@ -13,8 +13,8 @@
 
 O	?= build
 SAN	?=
-LIBBTS_MAJOR := 1
-LIBBTS_VERSION := 1.0.0
+LIBBTS_MAJOR := 2
+LIBBTS_VERSION := 2.0.0
 
 CC	?= gcc
 CXX	?= g++

@@ -14,7 +14,7 @@
 #                  (after a deliberate change of the API)
 #
 # Only the symbols of bts.h are exported: -fvisibility=hidden hides the
-# rest, and libbts/libbts.map (version node LIBBTS_1) binds the exports to
+# rest, and libbts/libbts.map (version node LIBBTS_2) binds the exports to
 # a version.  tests/e2e/test_install.c compares `nm -D` of the .so with the
 # committed list libbts/libbts.sym, so an accidental change of the API
 # fails.  The SONAME (LIBBTS_MAJOR) changes only on an incompatible change.

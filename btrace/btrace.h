@@ -37,7 +37,7 @@ void error_bts(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3
 
 struct bts_trace;
 /*
- * bts_trace_open() for a view: should the file shrink under its mapping
+ * bts_trace_new() for a view: should the file shrink under its mapping
  * all the same (libbts/trace/reader_guard.c), the view stops with an
  * error that says so rather than die of SIGBUS.
  */

@@ -173,7 +173,7 @@ static int dump_thread_raw(const char *path, const struct bts_trace *t, size_t i
 
 	printf("# thread %d\n", (int)th->tid);
 	bts_trace_records(t, i, &it);
-	for (; (ret = bts_rec_next(&it, &rec)) > 0; index++) {
+	for (; (ret = bts_rec_iter_next(&it, &rec)) > 0; index++) {
 		int kind = bts_record_kind(&rec);
 
 		if (kind < 0)
@@ -300,9 +300,9 @@ static int dump_branches(struct dump_ctx *c, size_t i)
 		printf("thread %d (process %d)\n", (int)th->tid, (int)th->pid);
 	bts_trace_records(c->trace, i, &it);
 	/* --last, --from: straight to the first record shown. */
-	if (lo && lo <= hi && bts_rec_seek(&it, lo))
+	if (lo && lo <= hi && bts_rec_iter_seek(&it, lo))
 		index = lo;
-	for (; index <= hi && (ret = bts_rec_next(&it, &rec)) > 0; index++) {
+	for (; index <= hi && (ret = bts_rec_iter_next(&it, &rec)) > 0; index++) {
 		int kind = bts_record_kind(&rec);
 
 		if (kind < 0)
@@ -433,7 +433,7 @@ static int dump_file(const char *path, const struct dump_opts *o)
 	c.trace = t;
 	ret = dump_threads(&c);
 	dump_ctx_free(&c);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	if (fflush(stdout) || ferror(stdout))
 		return output_failed();
 	return ret;

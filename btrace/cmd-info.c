@@ -66,7 +66,7 @@ static int gather(struct info *in)
 {
 	int i;
 
-	in->nsrc = bts_probe_sources(in->src, MAX_SOURCES);
+	in->nsrc = bts_probe_sources(in->src, MAX_SOURCES, sizeof(*in->src));
 	if (in->nsrc < 0) {
 		error_bts(in->nsrc, "info: cannot probe the branch sources");
 		return -1;
@@ -77,12 +77,12 @@ static int gather(struct info *in)
 	for (i = 0; i < in->nsrc && !in->pick; i++)
 		if (in->src[i].available)
 			in->pick = bts_source_name(in->src[i].source);
-	if (bts_percpu_probe(&in->percpu) < 0) {
+	if (bts_percpu_probe(&in->percpu, sizeof(in->percpu)) < 0) {
 		error_bts(-BTS_E_INTERNAL, "info: cannot probe the per-CPU mode");
 		return -1;
 	}
 	for (i = 0; i < BTS_REFUSAL_MAX; i++)
-		if (bts_refusal_check(i, &in->checks[i]) < 0) {
+		if (bts_refusal_check(i, &in->checks[i], sizeof(in->checks[i])) < 0) {
 			error_bts(-BTS_E_INTERNAL, "info: check %s", bts_refusal_name(i));
 			return -1;
 		}

@@ -139,12 +139,12 @@ static int check_source(int source, bool attach)
 	int n;
 
 	if (source == BTS_SOURCE_AUTO) {
-		if (!bts_refusal_for(source, attach, &r))
+		if (!bts_refusal_for(source, attach, &r, sizeof(r)))
 			return 0;
 		error("record: %s", r.line);
 		return -1;
 	}
-	n = bts_probe_sources(info, 16);
+	n = bts_probe_sources(info, 16, sizeof(*info));
 	for (int i = 0; i < n && i < 16; i++) {
 		if (info[i].source != source)
 			continue;
@@ -171,18 +171,18 @@ static int start(const struct record_opts *o, char **cmd, struct bts_writer *w,
 	record_speed_opts(&o->speed, &so);
 
 	if (o->pid) {
-		ret = bts_session_attach(o->pid, &so, s);
-		if (ret == -BTS_E_PERM && bts_refusal_for(o->source, true, &r))
+		ret = bts_session_new_attach(o->pid, &so, s);
+		if (ret == -BTS_E_PERM && bts_refusal_for(o->source, true, &r, sizeof(r)))
 			error("record: %s", r.line);
 		else if (ret < 0)
 			error_bts(ret, "record: process %d", (int)o->pid);
 		return ret < 0 ? EXIT_RECORD_FAILED : 0;
 	}
 	note_setuid("record", cmd[0]);
-	ret = bts_session_spawn(cmd, &so, s);
+	ret = bts_session_new_spawn(cmd, &so, s);
 	if (ret >= 0)
 		return 0;
-	if (ret == -BTS_E_PERM && bts_refusal_for(o->source, false, &r))
+	if (ret == -BTS_E_PERM && bts_refusal_for(o->source, false, &r, sizeof(r)))
 		error("record: %s", r.line);
 	else if (ret == -BTS_E_NOENT || ret == -BTS_E_NOEXEC)
 		error_bts(ret, "%s", cmd[0]);
@@ -234,11 +234,11 @@ static int run(struct bts_session *s, struct bts_writer *w, const char *path)
 	record_progress_stop();
 	running = NULL;
 	record_speed_disarm();
-	bts_session_stats(s, &st);
+	bts_session_stats(s, &st, sizeof(st));
 	if (ret < 0) {
 		bts_session_free(s);
 		error_bts(ret, "record");
-		bts_writer_abort(w);
+		bts_writer_free(w);
 		return EXIT_RECORD_FAILED;
 	}
 	if (!w) {
@@ -249,7 +249,8 @@ static int run(struct bts_session *s, struct bts_writer *w, const char *path)
 	}
 	record_print_processes(s);
 	bts_session_free(s);
-	ret = bts_writer_close(w);
+	ret = bts_writer_finish(w);
+	bts_writer_free(w);
 	if (ret < 0) {
 		error_bts(ret, "%s", path);
 		return EXIT_RECORD_FAILED;
@@ -296,11 +297,11 @@ static int record(const struct record_opts *o, char **cmd)
 	if (ret != TRACER_GUARD_CHILD)
 		return ret;
 	w = NULL;
-	ret = o->on_crash ? 0 : bts_writer_open(o->output, &w);
+	ret = o->on_crash ? 0 : bts_writer_new(o->output, &w);
 	if (!ret && w) {
 		ret = bts_writer_format(w, o->format);
 		if (ret < 0)
-			bts_writer_abort(w);
+			bts_writer_free(w);
 	}
 	if (ret == -BTS_E_IO) {
 		/* The detail says it all: "cannot create FILE: why". */
@@ -314,7 +315,7 @@ static int record(const struct record_opts *o, char **cmd)
 	catch_signals();
 	ret = start(o, cmd, w, &s);
 	if (ret) {
-		bts_writer_abort(w);
+		bts_writer_free(w);
 		return ret;
 	}
 	record_speed_arm(&o->speed, s);

@@ -150,7 +150,7 @@ static uint64_t count_markers(const struct bts_trace *t, size_t thread)
 	int ret;
 
 	bts_trace_records(t, thread, &it);
-	while ((ret = bts_rec_next(&it, &rec)) > 0)
+	while ((ret = bts_rec_iter_next(&it, &rec)) > 0)
 		n += !rec.from;
 	if (ret < 0)
 		error_bts(ret, "stats: thread %d", (int)bts_trace_thread(t, thread)->tid);
@@ -165,7 +165,7 @@ static int thread_stats(const struct bts_trace *t, size_t thread,
 	struct func_table funcs = { 0 };
 	struct bts_call_history *h;
 	uint64_t insns, filtered = 0;
-	int ret = bts_call_history_build(t, thread, &opts, &h);
+	int ret = bts_call_history_new(t, thread, &opts, &h);
 
 	if (ret < 0) {
 		error_bts(ret, "stats: thread %d", (int)th->tid);
@@ -242,7 +242,7 @@ static int stats_file(const char *path)
 	}
 	syms = calloc(bts_trace_nprocesses(t) + 1, sizeof(*syms));
 	if (!syms) {
-		bts_trace_close(t);
+		bts_trace_free(t);
 		error("stats: out of memory");
 		return EXIT_FAILED;
 	}
@@ -255,7 +255,7 @@ static int stats_file(const char *path)
 	for (size_t i = 0; i < nsyms; i++)
 		bts_symbolizer_free(syms[i].sym);
 	free(syms);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	if (fflush(stdout) || ferror(stdout)) {
 		if (errno == EPIPE)
 			return 128 + SIGPIPE;

@@ -86,9 +86,9 @@ static uint64_t *segment_starts(struct dump_ctx *c, size_t thread,
 	struct bts_insn_entry e;
 	uint64_t *ips = calloc(n ? n : 1, sizeof(*ips));
 
-	if (!ips || bts_insn_decoder_alloc(c->trace, thread, NULL, &d) < 0)
+	if (!ips || bts_insn_decoder_new(c->trace, thread, NULL, &d) < 0)
 		return ips;
-	while (k < n && bts_insn_next(d, &e) > 0) {
+	while (k < n && bts_insn_next(d, &e, sizeof(e)) > 0) {
 		while (k < n && bts_call_history_segment(h, k)->last < e.index)
 			k++;
 		if (k < n && bts_call_history_segment(h, k)->first == e.index)
@@ -124,11 +124,11 @@ struct bts_call_history *dump_calls_build(struct dump_ctx *c, size_t thread,
 	int ret;
 
 	/* Only for its warnings: the history makes its own decoder. */
-	if (bts_insn_decoder_alloc(c->trace, thread, NULL, &d) == 0) {
+	if (bts_insn_decoder_new(c->trace, thread, NULL, &d) == 0) {
 		dump_decoder_warnings(c, th->pid, d);
 		bts_insn_decoder_free(d);
 	}
-	ret = bts_call_history_build(c->trace, thread, &opts, &h);
+	ret = bts_call_history_new(c->trace, thread, &opts, &h);
 	if (ret < 0) {
 		error_bts(ret, "%s: thread %d", c->path, (int)th->tid);
 		return NULL;

@@ -189,12 +189,12 @@ static int count_entries(struct dump_ctx *c, size_t thread, uint64_t *n)
 {
 	struct bts_insn_decoder *d;
 	struct bts_insn_entry e;
-	int ret = bts_insn_decoder_alloc(c->trace, thread, NULL, &d);
+	int ret = bts_insn_decoder_new(c->trace, thread, NULL, &d);
 
 	*n = 0;
 	if (ret < 0)
 		return ret;
-	while ((ret = bts_insn_next(d, &e)) > 0)
+	while ((ret = bts_insn_next(d, &e, sizeof(e))) > 0)
 		*n = e.index;
 	bts_insn_decoder_free(d);
 	return ret;
@@ -204,12 +204,12 @@ static int walk(struct insn_view *v, size_t thread, uint64_t lo, uint64_t hi)
 {
 	struct bts_insn_decoder *d;
 	struct bts_insn_entry e;
-	int ret = bts_insn_decoder_alloc(v->c->trace, thread, NULL, &d);
+	int ret = bts_insn_decoder_new(v->c->trace, thread, NULL, &d);
 
 	if (ret < 0)
 		return ret;
 	dump_decoder_warnings(v->c, bts_trace_thread(v->c->trace, thread)->pid, d);
-	while ((ret = bts_insn_next(d, &e)) > 0 && e.index <= hi) {
+	while ((ret = bts_insn_next(d, &e, sizeof(e))) > 0 && e.index <= hi) {
 		if (e.index < lo)
 			continue;
 		/* A gap is code of no function and no file. */

@@ -149,6 +149,6 @@ int info_trace(const char *path, bool json)
 		print_json(t);
 	else
 		print_text(t);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	return 0;
 }

@@ -64,7 +64,7 @@ static void show(void)
 	char recs[16], rate[16], size[16];
 	double t = seconds_since(&pr.start);
 
-	bts_session_stats(pr.s, &st);
+	bts_session_stats(pr.s, &st, sizeof(st));
 	human(st.records, recs, sizeof(recs));
 	human(t > 0 ? st.records / t : 0, rate, sizeof(rate));
 	human(st.records * (double)sizeof(struct ptbts_record), size,

@@ -115,8 +115,8 @@ int open_trace(const char *path, bool incomplete_ok, struct bts_trace **out)
 		.sa_sigaction = on_sigbus,
 		.sa_flags = SA_SIGINFO | SA_RESETHAND,
 	};
-	int ret = incomplete_ok ? bts_trace_open_incomplete(path, out)
-				: bts_trace_open(path, out);
+	int ret = incomplete_ok ? bts_trace_new_incomplete(path, out)
+				: bts_trace_new(path, out);
 
 	if (ret < 0)
 		return ret;

@@ -30,23 +30,24 @@ static int record(char **argv, const char *path)
 	struct bts_writer *w;
 	int err;
 
-	err = bts_writer_open(path, &w);
+	err = bts_writer_new(path, &w);
 	if (err < 0)
 		return fail(path, err);
 	BTS_OPTS(bts_session_opts, o, .mode = PTBTS_MODE_RING,
 		 .buffer_size = 64 << 10, .writer = w);
-	err = bts_session_spawn(argv, &o, &s);
+	err = bts_session_new_spawn(argv, &o, &s);
 	if (err < 0) {
-		bts_writer_abort(w);
+		bts_writer_free(w);
 		return fail(argv[0], err);
 	}
 	err = bts_session_run(s);
 	bts_session_free(s);
 	if (err < 0) {
-		bts_writer_abort(w);
+		bts_writer_free(w);
 		return fail("recording", err);
 	}
-	err = bts_writer_close(w);
+	err = bts_writer_finish(w);
+	bts_writer_free(w);
 	return err < 0 ? fail(path, err) : 0;
 }
 
@@ -72,19 +73,19 @@ static int print_last(const char *path, size_t n)
 
 	if (!last)
 		return fail("memory", -BTS_E_NOMEM);
-	err = bts_trace_open(path, &t);
+	err = bts_trace_new(path, &t);
 	if (err < 0) {
 		free(last);
 		return fail(path, err);
 	}
 	if (bts_trace_nthreads(t) == 0) {
-		bts_trace_close(t);
+		bts_trace_free(t);
 		free(last);
 		fprintf(stderr, "last-branches: no thread was recorded\n");
 		return 1;
 	}
 	bts_trace_records(t, 0, &it);
-	while (bts_rec_next(&it, &rec) == 1)
+	while (bts_rec_iter_next(&it, &rec) == 1)
 		if (bts_record_kind(&rec) == PTBTS_KIND_BRANCH)
 			last[seen++ % n] = rec;
 	if (bts_symbolizer_new(t, bts_trace_thread(t, 0)->pid, &sym) < 0)
@@ -96,7 +97,7 @@ static int print_last(const char *path, size_t n)
 		putchar('\n');
 	}
 	bts_symbolizer_free(sym);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(last);
 	return 0;
 }

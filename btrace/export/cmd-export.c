@@ -73,7 +73,7 @@ int export_write(const char *path, const struct dump_opts *o,
 	struct dump_ctx c = { .path = path, .o = o };
 	struct export_out x = { .ops = ops };
 	struct bts_trace *t;
-	int ret = bts_trace_open(path, &t);
+	int ret = bts_trace_new(path, &t);
 
 	if (ret < 0) {
 		error_bts(ret, "%s", path);
@@ -81,7 +81,7 @@ int export_write(const char *path, const struct dump_opts *o,
 	}
 	if (o->thread && !has_thread(t, o->thread)) {
 		error("%s: no thread %d in the trace", path, (int)o->thread);
-		bts_trace_close(t);
+		bts_trace_free(t);
 		return EXIT_FAILED;
 	}
 	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
@@ -89,7 +89,7 @@ int export_write(const char *path, const struct dump_opts *o,
 	c.trace = t;
 	ret = export_trace(&c, &x);
 	dump_ctx_free(&c);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	if (fflush(stdout) || ferror(stdout)) {
 		error("export: cannot write the output: %s", strerror(errno));
 		return EXIT_FAILED;

@@ -109,7 +109,7 @@ static int wait_running(struct stub *g, int wake, struct bts_stop *st)
 	if (conn_take_interrupt(&g->cn))
 		bts_control_interrupt(g->c);
 	for (;;) {
-		r = bts_control_wait(g->c, wake, st);
+		r = bts_control_wait(g->c, wake, st, sizeof(*st));
 		if (r < 0)
 			return r;
 		/* An exec gdb did not ask to hear of: as gdbserver, run on. */
@@ -236,13 +236,13 @@ static int start(struct stub *g, const struct gs_opts *o, char **cmd)
 	int ret;
 
 	if (o->pid) {
-		ret = bts_session_attach(o->pid, &so, &g->s);
+		ret = bts_session_new_attach(o->pid, &so, &g->s);
 	} else {
 		note_setuid("gdbserver", cmd[0]);
-		ret = bts_session_spawn(cmd, &so, &g->s);
+		ret = bts_session_new_spawn(cmd, &so, &g->s);
 	}
 	if (ret < 0) {
-		if (ret == -BTS_E_PERM && bts_refusal_for(o->source, o->pid != 0, &rf))
+		if (ret == -BTS_E_PERM && bts_refusal_for(o->source, o->pid != 0, &rf, sizeof(rf)))
 			error("gdbserver: %s", rf.line);
 		else
 			error_bts(ret, "gdbserver");
@@ -321,7 +321,7 @@ static int check_refusal(const struct gs_opts *o)
 {
 	struct bts_refusal rf;
 
-	if (!bts_refusal_for(o->source, o->pid != 0, &rf))
+	if (!bts_refusal_for(o->source, o->pid != 0, &rf, sizeof(rf)))
 		return 0;
 	error("gdbserver: %s", rf.line);
 	return -1;
@@ -388,7 +388,7 @@ static int gdbserver(const struct gs_opts *o, char **cmd)
 static int auto_source(void)
 {
 	struct bts_source_info info[8];
-	int i, n = bts_probe_sources(info, 8);
+	int i, n = bts_probe_sources(info, 8, sizeof(*info));
 
 	for (i = 0; i < n && i < 8; i++)
 		if (info[i].source == PTBTS_SOURCE_KMOD_STEP && info[i].available)

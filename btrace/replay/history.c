@@ -60,12 +60,12 @@ int replay_history_load(const struct bts_trace *t, size_t thread,
 	struct bts_insn_entry e;
 	uint64_t cap = 0;
 	int32_t depth = 0, step = 0;
-	int ret = bts_insn_decoder_alloc(t, thread, NULL, &d);
+	int ret = bts_insn_decoder_new(t, thread, NULL, &d);
 
 	memset(h, 0, sizeof(*h));
 	if (ret < 0)
 		return ret;
-	while ((ret = bts_insn_next(d, &e)) > 0) {
+	while ((ret = bts_insn_next(d, &e, sizeof(e))) > 0) {
 		depth += step;
 		if (e.flags & BTS_IF_SIGNAL)
 			depth += 2;

@@ -84,7 +84,7 @@ void replay_close(struct replay *r)
 		free(r->breaks[i].spec);
 	free(r->breaks);
 	dump_ctx_free(&r->dump);
-	bts_trace_close(r->trace);
+	bts_trace_free(r->trace);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -173,7 +173,7 @@ int replay_calls(struct replay *r, struct replay_thread *th)
 
 	if (th->calls)
 		return 0;
-	ret = bts_call_history_build(r->trace, th->index, &opts, &th->calls);
+	ret = bts_call_history_new(r->trace, th->index, &opts, &th->calls);
 	if (ret < 0) {
 		error_bts(ret, "%s: thread %d", r->path, (int)th->tid);
 		return -1;

@@ -47,8 +47,8 @@ static void branches(struct replay *r, struct replay_thread *th,
 	else
 		printf("Last %" PRIu64 " branches:\n", ti->nrecords - lo);
 	bts_trace_records(r->trace, th->index, &it);
-	for (uint64_t i = 0; (ret = bts_rec_next(&it, &rec)) > 0; i++) {
-		/* bts_trace_open() validated every record: kinds are known. */
+	for (uint64_t i = 0; (ret = bts_rec_iter_next(&it, &rec)) > 0; i++) {
+		/* bts_trace_new() validated every record: kinds are known. */
 		int kind = bts_record_kind(&rec);
 
 		if (i < lo || kind < 0)

@@ -83,7 +83,7 @@ static int compare(const char *work, const char *name,
 static int sources(int *src)
 {
 	struct bts_source_info info[MAX_SOURCES];
-	int n = bts_probe_sources(info, MAX_SOURCES), i, k = 1;
+	int n = bts_probe_sources(info, MAX_SOURCES, sizeof(*info)), i, k = 1;
 
 	if (n < 0) {
 		error_bts(n, "selftest: cannot probe the branch sources");

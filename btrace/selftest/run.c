@@ -2,7 +2,7 @@
 /*
  * One workload recorded by one source.  The workload runs in a fork of
  * btrace, blocked on a pipe until libbts has attached to it
- * (bts_session_attach() returns once every source records), so the
+ * (bts_session_new_attach() returns once every source records), so the
  * recording starts before the workload does; what comes before the call
  * of the workload (the return from the read that waited) is left out, so
  * that where exactly each source starts does not matter.  The trace goes
@@ -41,7 +41,7 @@ static int take(const char *path, uintptr_t entry, struct selftest_trace *out)
 	bool in = false;
 	int ret;
 
-	ret = bts_trace_open(path, &t);
+	ret = bts_trace_new(path, &t);
 	if (ret < 0) {
 		snprintf(out->err, sizeof(out->err), "reading the trace: %s",
 			 bts_errstr(ret));
@@ -50,11 +50,11 @@ static int take(const char *path, uintptr_t entry, struct selftest_trace *out)
 	if (bts_trace_nthreads(t) != 1) {
 		snprintf(out->err, sizeof(out->err), "%zu threads recorded, not 1",
 			 bts_trace_nthreads(t));
-		bts_trace_close(t);
+		bts_trace_free(t);
 		return -1;
 	}
 	bts_trace_records(t, 0, &it);
-	while ((ret = bts_rec_next(&it, &r)) == 1) {
+	while ((ret = bts_rec_iter_next(&it, &r)) == 1) {
 		unsigned int kind = PTBTS_KIND(r.flags);
 
 		in = in || (r.from && r.to == entry);
@@ -77,7 +77,7 @@ static int take(const char *path, uintptr_t entry, struct selftest_trace *out)
 		}
 		out->rec[out->n++] = r;
 	}
-	bts_trace_close(t);
+	bts_trace_free(t);
 	if (ret < 0) {
 		snprintf(out->err, sizeof(out->err), "reading the trace: %s",
 			 bts_errstr(ret));
@@ -100,12 +100,12 @@ static int record(pid_t pid, int source, int go, const char *path,
 	struct bts_session *s;
 	int ret;
 
-	ret = bts_writer_open(path, &o.writer);
+	ret = bts_writer_new(path, &o.writer);
 	if (ret < 0)
 		goto fail;
-	ret = bts_session_attach(pid, &o, &s);
+	ret = bts_session_new_attach(pid, &o, &s);
 	if (ret < 0) {
-		bts_writer_abort(o.writer);
+		bts_writer_free(o.writer);
 		goto fail;
 	}
 	ret = write(go, "g", 1) == 1 ? 0 : -BTS_E_IO;
@@ -113,10 +113,11 @@ static int record(pid_t pid, int source, int go, const char *path,
 		ret = bts_session_run(s);
 	bts_session_free(s);
 	if (ret < 0) {
-		bts_writer_abort(o.writer);
+		bts_writer_free(o.writer);
 		goto fail;
 	}
-	ret = bts_writer_close(o.writer);
+	ret = bts_writer_finish(o.writer);
+	bts_writer_free(o.writer);
 	if (ret >= 0)
 		return 0;
 fail:

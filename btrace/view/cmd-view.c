@@ -123,7 +123,7 @@ static bool is_crash(const char *path, int *ret)
 {
 	struct bts_trace *t;
 	bool crash;
-	int err = bts_trace_open(path, &t);
+	int err = bts_trace_new(path, &t);
 
 	if (err < 0) {
 		error_bts(err, "%s", path);
@@ -131,7 +131,7 @@ static bool is_crash(const char *path, int *ret)
 		return false;
 	}
 	crash = bts_trace_crashed(t) != 0;
-	bts_trace_close(t);
+	bts_trace_free(t);
 	*ret = 0;
 	return crash;
 }

@@ -34,6 +34,7 @@
 #include "control/control_events.h"
 #include "control/control_source.h"
 #include "session/session.h"
+#include "util/opts.h"
 
 struct bts_control {
 	struct bts_session *s;
@@ -434,7 +435,7 @@ static bool take_event(struct bts_control *c, struct bts_stop *st)
 static void run_queued(struct bts_control *c);
 static void keep_signals(struct bts_control *c);
 
-int bts_control_wait(struct bts_control *c, int wake_fd, struct bts_stop *st)
+static int control_wait(struct bts_control *c, int wake_fd, struct bts_stop *st)
 {
 	struct signalfd_siginfo ssi;
 	struct pollfd pfd[2];
@@ -501,6 +502,20 @@ int bts_control_wait(struct bts_control *c, int wake_fd, struct bts_stop *st)
 			return 0;
 		}
 	}
+}
+
+int bts_control_wait(struct bts_control *c, int wake_fd, struct bts_stop *out,
+		     size_t size)
+{
+	struct bts_stop st = { 0 };
+	int ret;
+
+	if (!out || !size)
+		return bts_fail(BTS_E_INVAL, "stop: no room to fill");
+	ret = control_wait(c, wake_fd, &st);
+	if (ret >= 0)
+		BTS_OUT_FILL(out, size, &st, "stop");
+	return ret;
 }
 
 void bts_control_interrupt(struct bts_control *c)

@@ -57,7 +57,7 @@ static int write_maps(struct bts_session *s, struct bts_writer *w,
 		      struct bts_proc *p, pid_t tid)
 {
 	struct bts_map *maps = NULL;
-	int n = bts_maps_read(p->pub.pid, &maps), err = 0;
+	int n = bts_maps_new(p->pub.pid, &maps), err = 0;
 
 	if (n < 0)
 		return n;
@@ -181,9 +181,8 @@ int bts_crash_write(struct bts_session *s, struct bts_proc *p,
 	/* The end the signal gives it (the core bit is not known yet). */
 	if (!err)
 		err = bts_writer_exit(w, p->pub.pid, 0, sig);
-	if (err) {
-		bts_writer_abort(w);
-		return err;
-	}
-	return bts_writer_close(w);
+	if (!err)
+		err = bts_writer_finish(w);
+	bts_writer_free(w);
+	return err;
 }

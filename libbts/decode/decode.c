@@ -55,7 +55,7 @@ const char *bts_gap_name(int reason)
 	return gap_names[reason];
 }
 
-int bts_insn_decoder_alloc(const struct bts_trace *t, size_t thread,
+int bts_insn_decoder_new(const struct bts_trace *t, size_t thread,
 			   const struct bts_decoder_opts *opts,
 			   struct bts_insn_decoder **out)
 {
@@ -300,7 +300,7 @@ static int refill(struct bts_insn_decoder *d)
 	struct ptbts_record rec;
 
 	while (!d->nqueue) {
-		int kind, ret = bts_rec_next(&d->it, &rec);
+		int kind, ret = bts_rec_iter_next(&d->it, &rec);
 
 		/* An error: the file changed since it was opened (trace/reader_guard.c). */
 		if (ret < 0)
@@ -361,7 +361,8 @@ static int next_run(struct bts_insn_decoder *d, struct bts_insn_entry *insn)
 	return 2;
 }
 
-int bts_insn_next(struct bts_insn_decoder *d, struct bts_insn_entry *insn)
+static inline int insn_next(struct bts_insn_decoder *d,
+			    struct bts_insn_entry *insn)
 {
 	const struct bts_dblock *b;
 	uint32_t i;
@@ -389,4 +390,21 @@ int bts_insn_next(struct bts_insn_decoder *d, struct bts_insn_entry *insn)
 	insn->gap = 0;
 	insn->gap_arg = 0;
 	return 1;
+}
+
+int bts_insn_next(struct bts_insn_decoder *d, struct bts_insn_entry *insn,
+		  size_t size)
+{
+	struct bts_insn_entry e;
+	int ret;
+
+	if (!insn || !size)
+		return bts_fail(BTS_E_INVAL, "instruction entry: no room to fill");
+	/* A caller built with this bts.h: filled in place, no copy. */
+	if (__builtin_expect(size >= sizeof(e), 1))
+		return insn_next(d, insn);
+	ret = insn_next(d, &e);
+	if (ret > 0)
+		memcpy(insn, &e, size);
+	return ret;
 }

@@ -18,6 +18,9 @@
 #include "util/opts.h"
 #include "util/warnings.h"
 
+/* The record ring's positions (bts_ring_new() gives an opaque one). */
+#include "records/ring.h"
+
 /* ptrace-step: its breakpoint table, skip list and branch-stop blocks. */
 #include "decode/insn.h"
 #include "session/session.h"

@@ -100,7 +100,8 @@ struct bts_source_info {
  * Probes every source on this machine, fastest first.  Fills up to @n
  * entries and returns how many sources there are.
  */
-BTS_API int bts_probe_sources(struct bts_source_info *out, size_t n);
+BTS_API int bts_probe_sources(struct bts_source_info *out, size_t n,
+			      size_t size);
 
 /* ---------------------------------------------------------------- refusals */
 
@@ -140,42 +141,50 @@ struct bts_refusal {
 /* "yama", "policy", "paranoid", "pti", "lockdown", "module"; NULL past the last. */
 BTS_API const char *bts_refusal_name(int check);
 /* Runs one check into *out: 0, or -BTS_E_INVAL for an unknown check. */
-BTS_API int bts_refusal_check(int check, struct bts_refusal *out);
+BTS_API int bts_refusal_check(int check, struct bts_refusal *out, size_t size);
 /*
  * The first check, in enum order, that refuses @source (BTS_SOURCE_AUTO:
  * every source, i.e. ptrace itself); @attach: the process is not ours to
  * start (`record -p`).  1 and *out filled, or 0 when none refuses it.
  */
-BTS_API int bts_refusal_for(int source, bool attach, struct bts_refusal *out);
+BTS_API int bts_refusal_for(int source, bool attach, struct bts_refusal *out,
+			    size_t size);
 
 /* -------------------------------------------------------------------- ring */
 
 /*
- * A record buffer with the kernel ABI's producer protocol: @head is the byte
- * offset where the next record lands and @wraps counts returns to 0, so
- * wraps * cap + head / 24 records were written in all.  Capacity is
- * floor(size / 24) records, as the hardware fills a buffer.
+ * A record buffer with the kernel ABI's producer protocol, over memory the
+ * caller gives: capacity floor(size / 24) records, as the hardware fills a
+ * buffer.  The producer appends, the consumer reads the unread records
+ * and marks them consumed; in RING mode the oldest unread ones are
+ * overwritten (and counted lost), in STOP mode new ones are dropped (and
+ * counted lost), a BLOCK ring refuses them until there is room.
  */
-struct bts_ring {
-	struct ptbts_record *recs;
-	uint64_t cap;		/* records */
-	uint64_t head;		/* bytes */
-	uint64_t wraps;
-	uint64_t lost;		/* records overwritten (RING) or dropped (STOP) */
-	uint64_t tail;		/* records consumed, counted since the start */
-	int mode;		/* &enum ptbts_mode */
-};
+struct bts_ring;
 
-/* @mem of @size bytes stays the caller's. */
-BTS_API int bts_ring_init(struct bts_ring *ring, void *mem, size_t size, int mode);
-/* Records ever written (wraps * cap + head / 24). */
+/*
+ * A ring over @mem of @size bytes (@mem stays the caller's and must outlive
+ * the ring), @mode &enum ptbts_mode.  0 and *@out, or -BTS_E_INVAL (no
+ * memory, @size under one record, an unknown mode), -BTS_E_NOMEM.
+ */
+BTS_API int bts_ring_new(void *mem, size_t size, int mode,
+			 struct bts_ring **out);
+/* Frees @ring (NULL: nothing); its memory stays the caller's. */
+BTS_API void bts_ring_free(struct bts_ring *ring);
+/* Records the ring holds at most. */
+BTS_API uint64_t bts_ring_capacity(const struct bts_ring *ring);
+/* Records ever written, overwritten ones included. */
 BTS_API uint64_t bts_ring_written(const struct bts_ring *ring);
-/* Appends one record; -BTS_E_AGAIN when a BLOCK ring is full. */
+/* Records consumed, counted since the start. */
+BTS_API uint64_t bts_ring_consumed(const struct bts_ring *ring);
+/* Records overwritten (RING) or dropped (STOP) before they were read. */
+BTS_API uint64_t bts_ring_lost(const struct bts_ring *ring);
+/* Appends one record: 0, or -BTS_E_AGAIN when a BLOCK ring is full. */
 BTS_API int bts_ring_put(struct bts_ring *ring, const struct ptbts_record *rec);
 /*
  * The unread records, oldest first, in at most two spans (the ring may wrap):
  * returns how many spans were filled.  Records overwritten in RING mode are
- * skipped and added to @lost.
+ * skipped and counted in bts_ring_lost().
  */
 struct bts_span {
 	const struct ptbts_record *recs;
@@ -203,7 +212,7 @@ struct bts_map {
  * Reads /proc/PID/maps (executable mappings only), with the build-ids of
  * the files.  Returns the number of maps in *out; free with bts_maps_free().
  */
-BTS_API int bts_maps_read(pid_t pid, struct bts_map **out);
+BTS_API int bts_maps_new(pid_t pid, struct bts_map **out);
 BTS_API void bts_maps_free(struct bts_map *maps, size_t n);
 
 /* ------------------------------------------------------------- code bytes */
@@ -223,15 +232,15 @@ BTS_API ssize_t bts_read_code(struct bts_session *s, pid_t pid, uint64_t addr,
 struct bts_writer;
 
 /*
- * Creates PATH.tmp.PID and writes the header; bts_writer_close() writes the
+ * Creates PATH.tmp.PID and writes the header; bts_writer_finish() writes the
  * end chunk and renames it to PATH, so a file named PATH is always whole.
- * bts_writer_abort() removes the temporary file.
+ * bts_writer_free() without a successful finish removes the temporary file.
  */
-BTS_API int bts_writer_open(const char *path, struct bts_writer **out);
+BTS_API int bts_writer_new(const char *path, struct bts_writer **out);
 /*
  * Everything written so far, pending compact records included, goes to the
  * temporary file in whole chunks: what a writer killed later leaves is
- * readable up to there (bts_trace_open_incomplete()).  0 or the writer's
+ * readable up to there (bts_trace_new_incomplete()).  0 or the writer's
  * error.
  */
 BTS_API int bts_writer_sync(struct bts_writer *w);
@@ -258,9 +267,13 @@ BTS_API int bts_writer_records(struct bts_writer *w, pid_t pid, pid_t tid,
  */
 BTS_API int bts_writer_exit(struct bts_writer *w, pid_t pid, pid_t tid,
 			    int status);
-/* Frees @w, also on failure; the temporary file is then removed. */
-BTS_API int bts_writer_close(struct bts_writer *w);
-BTS_API void bts_writer_abort(struct bts_writer *w);
+/*
+ * Writes the end chunk and renames the file to PATH; @w is not freed.  After
+ * it every call on @w but bts_writer_free() fails with -BTS_E_INVAL; after a
+ * failure the temporary file stays until bts_writer_free() removes it.
+ */
+BTS_API int bts_writer_finish(struct bts_writer *w);
+BTS_API void bts_writer_free(struct bts_writer *w);
 
 struct bts_trace;
 
@@ -270,7 +283,7 @@ struct bts_trace_info {
 	int mode;		/* &enum ptbts_mode */
 	uint64_t buffer_size;
 	/*
-	 * bts_trace_open_incomplete() read a file with no end chunk (its
+	 * bts_trace_new_incomplete() read a file with no end chunk (its
 	 * recorder was killed): only its first @whole_len bytes, the chunks
 	 * that were whole, are in the trace.
 	 */
@@ -304,18 +317,18 @@ struct bts_process_info {
  * returns, so later calls cannot fail on malformed data.  The memory form
  * copies nothing: @buf must outlive the trace.
  */
-BTS_API int bts_trace_open(const char *path, struct bts_trace **out);
+BTS_API int bts_trace_new(const char *path, struct bts_trace **out);
 /*
- * bts_trace_open() for what a recorder that was killed left (a FILE.tmp.PID
+ * bts_trace_new() for what a recorder that was killed left (a FILE.tmp.PID
  * with no end chunk, perhaps cut inside a chunk): every whole chunk is
- * read and validated as bts_trace_open() does, the cut part is left out,
+ * read and validated as bts_trace_new() does, the cut part is left out,
  * and bts_trace_info()'s @incomplete says so.  A complete file opens as
- * with bts_trace_open(); damage before the cut is still an error.
+ * with bts_trace_new(); damage before the cut is still an error.
  */
-BTS_API int bts_trace_open_incomplete(const char *path, struct bts_trace **out);
-BTS_API int bts_trace_open_mem(const void *buf, size_t len,
+BTS_API int bts_trace_new_incomplete(const char *path, struct bts_trace **out);
+BTS_API int bts_trace_new_mem(const void *buf, size_t len,
 			       struct bts_trace **out);
-BTS_API void bts_trace_close(struct bts_trace *t);
+BTS_API void bts_trace_free(struct bts_trace *t);
 
 BTS_API const struct bts_trace_info *bts_trace_info(const struct bts_trace *t);
 BTS_API size_t bts_trace_nprocesses(const struct bts_trace *t);
@@ -362,7 +375,7 @@ BTS_API void bts_trace_records(const struct bts_trace *t, size_t thread,
  * -BTS_E_IO) when the file changed since it was opened; it then reads no
  * further.
  */
-BTS_API int bts_rec_next(struct bts_rec_iter *it, struct ptbts_record *rec);
+BTS_API int bts_rec_iter_next(struct bts_rec_iter *it, struct ptbts_record *rec);
 
 /* ------------------------------------------------------------- symbols */
 
@@ -482,13 +495,13 @@ struct bts_decoder_opts {
 struct bts_insn_decoder;
 
 /* A decoder of thread @thread (an index, as in bts_trace_thread()). */
-BTS_API int bts_insn_decoder_alloc(const struct bts_trace *t, size_t thread,
+BTS_API int bts_insn_decoder_new(const struct bts_trace *t, size_t thread,
 				   const struct bts_decoder_opts *opts,
 				   struct bts_insn_decoder **out);
 BTS_API void bts_insn_decoder_free(struct bts_insn_decoder *d);
 /* 1 and *insn filled, 0 at the end, or a negative error (out of memory). */
 BTS_API int bts_insn_next(struct bts_insn_decoder *d,
-			  struct bts_insn_entry *insn);
+			  struct bts_insn_entry *insn, size_t size);
 /* The @i-th warning (a file not found or changed), or NULL past the last. */
 BTS_API const char *bts_insn_decoder_warning(const struct bts_insn_decoder *d,
 					     size_t i);
@@ -536,7 +549,7 @@ struct bts_calls_opts {
 struct bts_call_history;
 
 /* Decodes thread @thread once and keeps its segments. */
-BTS_API int bts_call_history_build(const struct bts_trace *t, size_t thread,
+BTS_API int bts_call_history_new(const struct bts_trace *t, size_t thread,
 				   const struct bts_calls_opts *opts,
 				   struct bts_call_history **out);
 BTS_API void bts_call_history_free(struct bts_call_history *h);
@@ -572,7 +585,7 @@ struct bts_session_opts {
  * Starts argv[0] (searched in PATH) traced from its first instruction.
  * Fails with -BTS_E_NOENT / -BTS_E_NOEXEC when it cannot be run.
  */
-BTS_API int bts_session_spawn(char *const argv[],
+BTS_API int bts_session_new_spawn(char *const argv[],
 			      const struct bts_session_opts *opts,
 			      struct bts_session **out);
 /*
@@ -584,7 +597,7 @@ BTS_API int bts_session_spawn(char *const argv[],
  */
 BTS_API int bts_crash_pattern_check(const char *pattern, const char *exe);
 /* Traces every thread of a running process. */
-BTS_API int bts_session_attach(pid_t pid, const struct bts_session_opts *opts,
+BTS_API int bts_session_new_attach(pid_t pid, const struct bts_session_opts *opts,
 			       struct bts_session **out);
 /*
  * Traces until every traced thread is gone or bts_session_stop() is
@@ -611,8 +624,8 @@ struct bts_session_stats {
  * progress display): threads, records and lost are then each a recent
  * value, the rest is meaningful after the run.
  */
-BTS_API void bts_session_stats(const struct bts_session *s,
-			       struct bts_session_stats *st);
+BTS_API int bts_session_stats(const struct bts_session *s,
+			      struct bts_session_stats *st, size_t size);
 BTS_API void bts_session_free(struct bts_session *s);
 
 /* ============================================================================
@@ -777,7 +790,7 @@ bts_session_process(const struct bts_session *s, size_t i);
  * varints compressed with zstd, chunk by chunk, a few bytes a branch.
  * Readers read both, in any mix, with the same calls; files in the compact
  * format need a libbts that knows it (older ones refuse them clearly).
- * bts_rec_next() decodes compact records a chunk at a time; it returns a
+ * bts_rec_iter_next() decodes compact records a chunk at a time; it returns a
  * negative error (and then 0) only when memory runs out or the file was
  * changed under an open trace.
  * ========================================================================== */
@@ -796,11 +809,11 @@ BTS_API int bts_trace_format(const struct bts_trace *t);
 /*
  * Moves @it (set up by bts_trace_records()) to the thread's record @index
  * (0 is the oldest) without reading the records before it: 1 when there
- * is one there, 0 when @index is past the last (bts_rec_next() then
+ * is one there, 0 when @index is past the last (bts_rec_iter_next() then
  * returns 0).  Compact records decode one chunk at a time; a trace's
  * records are read by one thread at a time.
  */
-BTS_API int bts_rec_seek(struct bts_rec_iter *it, uint64_t index);
+BTS_API int bts_rec_iter_seek(struct bts_rec_iter *it, uint64_t index);
 
 /* ============================================================================
  * Placement, filters, limits of a recording.
@@ -912,7 +925,7 @@ BTS_API int bts_control_resume(struct bts_control *c, pid_t tid, int action,
  * bts_control_interrupt() and wait again to stop them).
  */
 BTS_API int bts_control_wait(struct bts_control *c, int wake_fd,
-			     struct bts_stop *stop);
+			     struct bts_stop *stop, size_t size);
 BTS_API void bts_control_interrupt(struct bts_control *c);
 /* Kills the program and reaps every thread. */
 BTS_API int bts_control_kill(struct bts_control *c);
@@ -1002,7 +1015,7 @@ BTS_API size_t bts_pebs_record_size(unsigned int format);
  * adaptive record whose size field disagrees with its groups.
  */
 BTS_API int bts_pebs_decode(unsigned int format, const void *rec, size_t len,
-			    struct bts_pebs *out);
+			    struct bts_pebs *out, size_t size);
 
 /* ================================ the module's per-CPU (kernel) mode */
 
@@ -1019,7 +1032,7 @@ struct bts_percpu_info {
 };
 
 /* Whether the per-CPU mode can record here for this process: 0, *out filled. */
-BTS_API int bts_percpu_probe(struct bts_percpu_info *out);
+BTS_API int bts_percpu_probe(struct bts_percpu_info *out, size_t size);
 
 /* "0,2-3" into a mask of CPUs (bit n: CPU n, n < 64): 0, or -BTS_E_INVAL. */
 BTS_API int bts_percpu_parse_cpus(const char *list, uint64_t *mask);
@@ -1033,7 +1046,7 @@ struct bts_percpu;
  * module's reason), -BTS_E_PERM (no CAP_PERFMON or CAP_SYS_ADMIN),
  * -BTS_E_INVAL (the module refused the arguments).
  */
-BTS_API int bts_percpu_start(uint64_t cpus, size_t buffer_size, int mode,
+BTS_API int bts_percpu_new(uint64_t cpus, size_t buffer_size, int mode,
 			     struct bts_percpu **out);
 /* The module's position of @cpu's buffer into *st: 0 or -BTS_E_IO. */
 BTS_API int bts_percpu_status(struct bts_percpu *p, unsigned int cpu,
@@ -1047,7 +1060,7 @@ BTS_API const struct ptbts_record *bts_percpu_records(struct bts_percpu *p,
 						      unsigned int cpu,
 						      size_t *nslots);
 /* Stops recording, unmaps every buffer, frees @p (NULL: nothing). */
-BTS_API void bts_percpu_stop(struct bts_percpu *p);
+BTS_API void bts_percpu_free(struct bts_percpu *p);
 
 /* ================================================ 32-bit (i386) programs */
 

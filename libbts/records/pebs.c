@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "util/opts.h"
 
 #define PEBS_GRP_MEMINFO	(1ULL << 0)
 #define PEBS_GRP_GPRS		(1ULL << 1)
@@ -95,8 +96,8 @@ static int pebs_adaptive(const uint64_t *r, size_t len, struct bts_pebs *out)
 	return (int)size;
 }
 
-int bts_pebs_decode(unsigned int format, const void *rec, size_t len,
-		    struct bts_pebs *out)
+static int pebs_decode(unsigned int format, const void *rec, size_t len,
+		       struct bts_pebs *out)
 {
 	size_t size = bts_pebs_record_size(format);
 	uint64_t r[25];
@@ -135,4 +136,17 @@ int bts_pebs_decode(unsigned int format, const void *rec, size_t len,
 	if (format >= 3)
 		out->tsc = r[24];
 	return (int)size;
+}
+
+int bts_pebs_decode(unsigned int format, const void *rec, size_t len,
+		    struct bts_pebs *out, size_t size)
+{
+	struct bts_pebs p;
+	int ret;
+
+	if (!rec || !out || !size)
+		return bts_fail(BTS_E_INVAL, "no record");
+	ret = pebs_decode(format, rec, len, &p);
+	BTS_OUT_FILL(out, size, &p, "PEBS record");
+	return ret;
 }

@@ -19,8 +19,10 @@
  * (sources/kmod/kmod_source.c).
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "internal.h"
+#include "records/ring.h"
 
 #define REC_SIZE sizeof(struct ptbts_record)
 
@@ -41,9 +43,48 @@ int bts_ring_init(struct bts_ring *ring, void *mem, size_t size, int mode)
 	return 0;
 }
 
+int bts_ring_new(void *mem, size_t size, int mode, struct bts_ring **out)
+{
+	struct bts_ring *ring;
+	int err;
+
+	if (!out)
+		return bts_fail(BTS_E_INVAL, "ring: nowhere to put it");
+	ring = malloc(sizeof(*ring));
+	if (!ring)
+		return bts_fail(BTS_E_NOMEM, "ring");
+	err = bts_ring_init(ring, mem, size, mode);
+	if (err) {
+		free(ring);
+		return err;
+	}
+	*out = ring;
+	return 0;
+}
+
+void bts_ring_free(struct bts_ring *ring)
+{
+	free(ring);
+}
+
+uint64_t bts_ring_capacity(const struct bts_ring *ring)
+{
+	return ring->cap;
+}
+
 uint64_t bts_ring_written(const struct bts_ring *ring)
 {
 	return ring->wraps * ring->cap + ring->head / REC_SIZE;
+}
+
+uint64_t bts_ring_consumed(const struct bts_ring *ring)
+{
+	return ring->tail;
+}
+
+uint64_t bts_ring_lost(const struct bts_ring *ring)
+{
+	return ring->lost;
 }
 
 static bool ring_full(const struct bts_ring *ring)

@@ -264,7 +264,7 @@ static int maps_read(pid_t pid, const struct bts_mapset *old,
 	return (int)n;
 }
 
-int bts_maps_read(pid_t pid, struct bts_map **out)
+int bts_maps_new(pid_t pid, struct bts_map **out)
 {
 	if (pid <= 0 || !out)
 		return bts_fail(BTS_E_INVAL, "maps: bad argument");

@@ -74,7 +74,7 @@ static int pick_source(int want, int mode, const struct bts_source_ops **ops)
 		if (n)
 			return n;
 	}
-	n = bts_probe_sources(info, ARRAY_SIZE(info));
+	n = bts_probe_sources(info, ARRAY_SIZE(info), sizeof(info[0]));
 	for (i = 0; i < n && i < (int)ARRAY_SIZE(info); i++)
 		if (info[i].source == want)
 			return bts_fail(BTS_E_NOSOURCE, "%s: %s", bts_source_name(want),
@@ -563,20 +563,23 @@ void bts_session_stop(struct bts_session *s)
 	errno = saved;
 }
 
-void bts_session_stats(const struct bts_session *s, struct bts_session_stats *st)
+int bts_session_stats(const struct bts_session *s, struct bts_session_stats *out,
+		      size_t size)
 {
-	memset(st, 0, sizeof(*st));
-	if (!s)
-		return;
-	st->source = s->source;
-	/* The counters may move under another thread's bts_session_run(). */
-	st->threads = __atomic_load_n(&s->nthreads_seen, __ATOMIC_RELAXED);
-	st->records = __atomic_load_n(&s->records, __ATOMIC_RELAXED);
-	st->lost = __atomic_load_n(&s->lost, __ATOMIC_RELAXED);
-	st->pid = s->pid;
-	st->exited = s->exited;
-	st->status = s->status;
-	st->cut = s->cut;
+	struct bts_session_stats st = { 0 };
+
+	if (s) {
+		st.source = s->source;
+		/* The counters may move under another thread's bts_session_run(). */
+		st.threads = __atomic_load_n(&s->nthreads_seen, __ATOMIC_RELAXED);
+		st.records = __atomic_load_n(&s->records, __ATOMIC_RELAXED);
+		st.lost = __atomic_load_n(&s->lost, __ATOMIC_RELAXED);
+		st.pid = s->pid;
+		st.exited = s->exited;
+		st.status = s->status;
+		st.cut = s->cut;
+	}
+	return BTS_OUT_FILL(out, size, &st, "session stats");
 }
 
 void bts_session_free(struct bts_session *s)

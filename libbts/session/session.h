@@ -23,6 +23,7 @@
 #include "sources/ptrace-step/breakpoints.h"
 #include "decode/insn.h"
 #include "internal.h"
+#include "records/ring.h"
 #include "session/stop_event.h"
 #include "sources/source.h"
 

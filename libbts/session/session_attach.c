@@ -101,7 +101,7 @@ static int check_pid(pid_t pid)
 	return 0;
 }
 
-int bts_session_attach(pid_t pid, const struct bts_session_opts *opts,
+int bts_session_new_attach(pid_t pid, const struct bts_session_opts *opts,
 		       struct bts_session **out)
 {
 	struct bts_session_opts o32;

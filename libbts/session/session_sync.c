@@ -3,7 +3,7 @@
  * A recording reaches its file at least once a second, not only when a
  * ring fills or the session ends: a tracer killed with SIGKILL cannot
  * complete the file, and what it wrote before is all that is left
- * (readable with bts_trace_open_incomplete()).  A RING-mode thread keeps
+ * (readable with bts_trace_new_incomplete()).  A RING-mode thread keeps
  * its newest records until the end, as that mode promises, so only
  * BLOCK-mode rings are drained here.
  */

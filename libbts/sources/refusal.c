@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "sources/refusal.h"
+#include "util/opts.h"
 
 static const char *const names[BTS_REFUSAL_MAX] = {
 	[BTS_REFUSAL_YAMA]	= "yama",
@@ -20,20 +21,27 @@ const char *bts_refusal_name(int check)
 	return names[check];
 }
 
-int bts_refusal_check(int check, struct bts_refusal *out)
+int bts_refusal_check(int check, struct bts_refusal *out, size_t size)
 {
 	struct bts_refusal_facts f;
+	struct bts_refusal r;
 
 	if (check < 0 || check >= BTS_REFUSAL_MAX || !out)
 		return bts_fail(BTS_E_INVAL, "unknown refusal check %d", check);
 	bts_refusal_probe(check, &f);
-	bts_refusal_decide(check, &f, out);
-	return 0;
+	bts_refusal_decide(check, &f, &r);
+	return BTS_OUT_FILL(out, size, &r, "refusal");
 }
 
-int bts_refusal_for(int source, bool attach, struct bts_refusal *out)
+int bts_refusal_for(int source, bool attach, struct bts_refusal *out,
+		    size_t size)
 {
-	return bts_refusal_find(source, attach, 0, out);
+	struct bts_refusal r;
+	int found = bts_refusal_find(source, attach, 0, &r);
+
+	if (found && out)
+		BTS_OUT_FILL(out, size, &r, "refusal");
+	return found;
 }
 
 int bts_refusal_find(int source, bool attach, uint32_t skip,

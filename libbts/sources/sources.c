@@ -14,6 +14,7 @@
 #include "sources/perf-bts/perf_bts.h"
 #include "sources/refusal.h"
 #include "sources/source.h"
+#include "util/opts.h"
 
 /*
  * The sources that drive a recording session, in the order `auto` takes
@@ -99,7 +100,7 @@ static bool ptrace_works(char *why, size_t len)
 {
 	struct bts_refusal r;
 
-	if (!bts_refusal_for(PTBTS_SOURCE_PTRACE_STEP, false, &r))
+	if (!bts_refusal_find(PTBTS_SOURCE_PTRACE_STEP, false, 0, &r))
 		return true;
 	snprintf(why, len, "%s", r.line);
 	return false;
@@ -125,11 +126,16 @@ static void probe_one(int source, struct bts_source_info *si)
 	}
 }
 
-int bts_probe_sources(struct bts_source_info *out, size_t n)
+int bts_probe_sources(struct bts_source_info *out, size_t n, size_t size)
 {
+	struct bts_source_info si;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(order) && out && i < n; i++)
-		probe_one(order[i], &out[i]);
+	if (out && n && !size)
+		return bts_fail(BTS_E_INVAL, "source info: no room to fill");
+	for (i = 0; i < ARRAY_SIZE(order) && out && i < n; i++) {
+		probe_one(order[i], &si);
+		BTS_OUT_FILL((char *)out + i * size, size, &si, "source info");
+	}
 	return (int)ARRAY_SIZE(order);
 }

@@ -133,7 +133,7 @@ static int trace_parse(const void *buf, size_t len, void *mapped,
 	return 0;
 }
 
-int bts_trace_open_mem(const void *buf, size_t len, struct bts_trace **out)
+int bts_trace_new_mem(const void *buf, size_t len, struct bts_trace **out)
 {
 	if ((!buf && len) || !out)
 		return bts_fail(BTS_E_INVAL, "no trace");
@@ -192,17 +192,17 @@ static int trace_open(const char *path, bool incomplete_ok,
 	return 0;
 }
 
-int bts_trace_open(const char *path, struct bts_trace **out)
+int bts_trace_new(const char *path, struct bts_trace **out)
 {
 	return trace_open(path, false, out);
 }
 
-int bts_trace_open_incomplete(const char *path, struct bts_trace **out)
+int bts_trace_new_incomplete(const char *path, struct bts_trace **out)
 {
 	return trace_open(path, true, out);
 }
 
-void bts_trace_close(struct bts_trace *t)
+void bts_trace_free(struct bts_trace *t)
 {
 	if (!t)
 		return;

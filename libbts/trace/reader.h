@@ -86,8 +86,8 @@ struct trace_process {
 struct bts_trace {
 	const uint8_t *buf;
 	size_t len;
-	void *mapped;		/* buf when bts_trace_open() mapped the file */
-	bool incomplete_ok;	/* bts_trace_open_incomplete() */
+	void *mapped;		/* buf when bts_trace_new() mapped the file */
+	bool incomplete_ok;	/* bts_trace_new_incomplete() */
 	struct bts_trace_info info;
 	bool session;
 	uint64_t chunks;	/* before END */

@@ -4,7 +4,7 @@
  * trace decodes every chunk once to check it, one chunk at a time through
  * one bounded buffer; reading the records later decodes each chunk again
  * into a small cache, so memory never grows with the trace.  The model
- * keeps each chunk's place, which gives random access (bts_rec_seek).
+ * keeps each chunk's place, which gives random access (bts_rec_iter_seek).
  */
 #include <endian.h>
 #include <stdlib.h>

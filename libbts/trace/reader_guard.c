@@ -33,7 +33,7 @@ const void *bts_reader_keep(struct bts_trace *t, const void *p, size_t len)
 {
 	struct reader_kept *k;
 
-	/* A caller's buffer (bts_trace_open_mem) is the caller's to keep. */
+	/* A caller's buffer (bts_trace_new_mem) is the caller's to keep. */
 	if (!t->mapped)
 		return p;
 	k = malloc(sizeof(*k) + len);

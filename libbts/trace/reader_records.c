@@ -29,7 +29,7 @@ static int next_compact(struct bts_rec_iter *it, const struct trace_thread *th,
 	return 1;
 }
 
-int bts_rec_next(struct bts_rec_iter *it, struct ptbts_record *rec)
+int bts_rec_iter_next(struct bts_rec_iter *it, struct ptbts_record *rec)
 {
 	const struct trace_thread *th;
 
@@ -67,7 +67,7 @@ int bts_rec_next(struct bts_rec_iter *it, struct ptbts_record *rec)
 	return 0;
 }
 
-int bts_rec_seek(struct bts_rec_iter *it, uint64_t index)
+int bts_rec_iter_seek(struct bts_rec_iter *it, uint64_t index)
 {
 	const struct trace_thread *th;
 	size_t lo = 0, hi;

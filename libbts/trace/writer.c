@@ -41,6 +41,7 @@ struct compact {
 struct bts_writer {
 	int fd;
 	int err;		/* sticky: the first failure, or 0 */
+	bool finished;		/* bts_writer_finish() named the file PATH */
 	bool session;		/* a SESSION chunk was written */
 	char *path;
 	char *tmp;
@@ -205,7 +206,7 @@ static int check_destination(const char *path)
 			path, kind_of(st.st_mode));
 }
 
-int bts_writer_open(const char *path, struct bts_writer **out)
+int bts_writer_new(const char *path, struct bts_writer **out)
 {
 	return bts_writer_open_mode(path, 0666, out);
 }
@@ -549,28 +550,32 @@ int bts_writer_sync(struct bts_writer *w)
 	return w->err ? w->err : wr_flush(w);
 }
 
-int bts_writer_close(struct bts_writer *w)
+int bts_writer_finish(struct bts_writer *w)
 {
 	int err;
 
 	if (!w)
 		return bts_fail(BTS_E_INVAL, "no trace writer");
+	if (w->finished)
+		return bts_fail(BTS_E_INVAL, "%s: trace already finished", w->path);
 	err = w->err ? w->err : wr_finish(w);
 	if (err) {
-		if (w->fd >= 0)
-			close(w->fd);
-		unlink(w->tmp);
+		w->err = err;
+		return err;
 	}
-	wr_free(w);
-	return err;
+	w->finished = true;
+	/* The file is whole and named: nothing more goes into it. */
+	w->err = -BTS_E_INVAL;
+	return 0;
 }
 
-void bts_writer_abort(struct bts_writer *w)
+void bts_writer_free(struct bts_writer *w)
 {
 	if (!w)
 		return;
 	if (w->fd >= 0)
 		close(w->fd);
-	unlink(w->tmp);
+	if (!w->finished)
+		unlink(w->tmp);
 	wr_free(w);
 }

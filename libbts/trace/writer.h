@@ -19,7 +19,7 @@
  */
 int bts_writer_chunk(struct bts_writer *w, uint32_t type, const void *fixed,
 		     size_t flen, const void *a, size_t alen, const char *str);
-/* bts_writer_open() creating the file with @mode (umask applies). */
+/* bts_writer_new() creating the file with @mode (umask applies). */
 int bts_writer_open_mode(const char *path, mode_t mode, struct bts_writer **out);
 
 /* Thread @tid of process @pid starts its history at @pc. */

@@ -46,4 +46,17 @@
 
 int bts_opts_valid(const void *opts, size_t sz, size_t known, const char *what);
 
+/*
+ * The output half: a struct the library fills comes with the size the
+ * caller was built with, @sz.  min(@sz, @known) bytes of @src are copied
+ * to @dst and nothing past them is touched, so that an older caller gets
+ * the fields it knows and a newer one the fields this library knows.
+ * 0, or -BTS_E_INVAL (detail naming @what) for a NULL @dst or @sz 0.
+ */
+#define BTS_OUT_FILL(dst, sz, src, what) \
+	bts_out_fill((dst), (sz), (src), sizeof(*(src)), (what))
+
+int bts_out_fill(void *dst, size_t sz, const void *src, size_t known,
+		 const char *what);
+
 #endif /* BTS_OPTS_H */

@@ -3,5 +3,5 @@
 
 unsigned int bts_version(void)
 {
-	return 1 << 16 | 0 << 8 | 0;
+	return 2 << 16 | 0 << 8 | 0;
 }

@@ -6,7 +6,7 @@
  *	lib-codec rate SOURCE.btr OUTDIR N
  *		N records made by repeating the records of SOURCE's first
  *		thread, written raw and compact, then read back (open, which
- *		checks every chunk, and every record through bts_rec_next).
+ *		checks every chunk, and every record through bts_rec_iter_next).
  *		One line per format: file bytes, bytes per record, write and
  *		read rates over CPU time (best of three).
  *	lib-codec hwm CMD [ARGS...]
@@ -49,7 +49,7 @@ static struct ptbts_record *load(const char *path, size_t n)
 	struct bts_rec_iter it;
 	struct bts_trace *t;
 	size_t have = 0;
-	int err = bts_trace_open(path, &t);
+	int err = bts_trace_new(path, &t);
 
 	if (err)
 		die(path, err);
@@ -60,10 +60,10 @@ static struct ptbts_record *load(const char *path, size_t n)
 	/* Repeated whole: the stream keeps the program's own deltas. */
 	while (have < n) {
 		bts_trace_records(t, 0, &it);
-		while (have < n && bts_rec_next(&it, &r) == 1)
+		while (have < n && bts_rec_iter_next(&it, &r) == 1)
 			v[have++] = r;
 	}
-	bts_trace_close(t);
+	bts_trace_free(t);
 	return v;
 }
 
@@ -75,7 +75,7 @@ static double write_file(const char *path, int format,
 	int err;
 
 	unlink(path);
-	if ((err = bts_writer_open(path, &w)) ||
+	if ((err = bts_writer_new(path, &w)) ||
 	    (err = bts_writer_format(w, format)) ||
 	    (err = bts_writer_process(w, 1, 0, "bench")) ||
 	    (err = bts_writer_thread(w, 1, 1)))
@@ -86,7 +86,9 @@ static double write_file(const char *path, int format,
 		if (err)
 			die(path, err);
 	}
-	if ((err = bts_writer_close(w)))
+	err = bts_writer_finish(w);
+	bts_writer_free(w);
+	if (err)
 		die(path, err);
 	return cpu_now() - t0;
 }
@@ -99,13 +101,13 @@ static double read_file(const char *path, size_t n)
 	struct bts_trace *t;
 	uint64_t sum = 0;
 	size_t got = 0;
-	int err = bts_trace_open(path, &t);
+	int err = bts_trace_new(path, &t);
 
 	if (err)
 		die(path, err);
-	for (bts_trace_records(t, 0, &it); bts_rec_next(&it, &r) == 1; got++)
+	for (bts_trace_records(t, 0, &it); bts_rec_iter_next(&it, &r) == 1; got++)
 		sum += r.from;
-	bts_trace_close(t);
+	bts_trace_free(t);
 	if (got != n || !sum) {
 		fprintf(stderr, "lib-codec: %s: read %zu records of %zu\n", path, got, n);
 		exit(1);

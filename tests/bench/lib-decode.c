@@ -7,7 +7,7 @@
  * again, so repeating it gives a trace whose every block decodes.  Then,
  * each phase in a child of its own so that its peak memory is its own:
  *
- *	iterate	  every record through bts_rec_next()	   records/s
+ *	iterate	  every record through bts_rec_iter_next()	   records/s
  *	decode	  every instruction through bts_insn_next() insns/s
  *	calls	  btrace dump --calls > /dev/null	   lines/s
  *
@@ -61,7 +61,7 @@ static struct ptbts_record *load(const struct bts_trace *t, size_t *n)
 
 	*n = 0;
 	bts_trace_records(t, 0, &it);
-	while (v && bts_rec_next(&it, &v[*n]) > 0)
+	while (v && bts_rec_iter_next(&it, &v[*n]) > 0)
 		(*n)++;
 	return v;
 }
@@ -116,7 +116,7 @@ static void write_trace(const struct bts_trace *src, const char *path,
 	}
 	nmaps = bts_trace_maps(src, th->pid, &maps);
 	ncode = bts_trace_code(src, th->pid, &code);
-	if ((err = bts_writer_open(path, &w)) ||
+	if ((err = bts_writer_new(path, &w)) ||
 	    (err = bts_writer_process(w, th->pid, 1, bts_trace_process(src, 0)->exe)))
 		die("writer", err);
 	for (size_t i = 0; i < nmaps; i++)
@@ -135,7 +135,9 @@ static void write_trace(const struct bts_trace *src, const char *path,
 			die("writer", err);
 		done += k;
 	}
-	if ((err = bts_writer_close(w)))
+	err = bts_writer_finish(w);
+	bts_writer_free(w);
+	if (err)
 		die("writer", err);
 	fprintf(stderr, "lib-decode: %" PRIu64 " records: a cycle of %zu records "
 		"of the source trace, repeated\n", want, hi - lo);
@@ -149,7 +151,7 @@ static uint64_t iterate(const struct bts_trace *t)
 	uint64_t n = 0, sum = 0;
 
 	bts_trace_records(t, 0, &it);
-	while (bts_rec_next(&it, &rec) > 0) {
+	while (bts_rec_iter_next(&it, &rec) > 0) {
 		sum += rec.from;
 		n++;
 	}
@@ -163,11 +165,11 @@ static uint64_t decode(const struct bts_trace *t)
 	struct bts_insn_decoder *d;
 	struct bts_insn_entry e;
 	uint64_t n = 0, sum = 0;
-	int err = bts_insn_decoder_alloc(t, 0, NULL, &d);
+	int err = bts_insn_decoder_new(t, 0, NULL, &d);
 
 	if (err)
 		die("decoder", err);
-	while (bts_insn_next(d, &e) > 0) {
+	while (bts_insn_next(d, &e, sizeof(e)) > 0) {
 		sum += e.size;
 		n++;
 	}
@@ -191,7 +193,7 @@ static int run_child(const char *path, uint64_t (*phase)(const struct bts_trace 
 	pid = fork();
 	if (!pid) {
 		struct bts_trace *t;
-		int err = bts_trace_open(path, &t);
+		int err = bts_trace_new(path, &t);
 		double t0;
 
 		if (err)
@@ -199,7 +201,7 @@ static int run_child(const char *path, uint64_t (*phase)(const struct bts_trace 
 		t0 = cpu_now();
 		*n = phase(t);
 		*secs = cpu_now() - t0;
-		bts_trace_close(t);
+		bts_trace_free(t);
 		if (write(fds[1], n, sizeof(*n)) < 0 ||
 		    write(fds[1], secs, sizeof(*secs)) < 0)
 			_exit(1);
@@ -296,12 +298,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: lib-decode SOURCE.btr BTRACE OUTDIR [N]\n");
 		return 2;
 	}
-	err = bts_trace_open(argv[1], &src);
+	err = bts_trace_new(argv[1], &src);
 	if (err)
 		die(argv[1], err);
 	snprintf(path, sizeof(path), "%s/decode-bench.btr", argv[3]);
 	write_trace(src, path, want);
-	bts_trace_close(src);
+	bts_trace_free(src);
 	failed |= measure("iterate", "records", path, iterate);
 	failed |= measure("decode", "insns", path, decode);
 	failed |= calls(argv[2], path);

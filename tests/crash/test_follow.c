@@ -46,7 +46,7 @@ static void record(const char *mode, const char *const extra[], int want_exit,
 	EXPECT_EQ(harness_exit_code(&c), want_exit);
 	EXPECT_STREQ(c.out, want_out);
 	harness_cmd_free(&c);
-	ASSERT_EQ(bts_trace_open(file, &r->t), 0);
+	ASSERT_EQ(bts_trace_new(file, &r->t), 0);
 	free(file);
 	r->parent = bts_trace_process(r->t, 0);
 	ASSERT_TRUE(r->parent != NULL);
@@ -68,9 +68,9 @@ static void follow_free(struct follow_run *r)
 {
 	bts_symbolizer_free(r->psym);
 	bts_symbolizer_free(r->csym);
-	bts_trace_close(r->ctrace);
-	bts_trace_close(r->itrace);
-	bts_trace_close(r->t);
+	bts_trace_free(r->ctrace);
+	bts_trace_free(r->itrace);
+	bts_trace_free(r->t);
 }
 
 /* Two processes, each with its own calls only, and their ends. */
@@ -118,7 +118,7 @@ static bool exec_marker(const struct bts_trace *t, long th, uint64_t entry)
 	struct bts_rec_iter it;
 
 	bts_trace_records(t, th, &it);
-	while (bts_rec_next(&it, &rec) == 1)
+	while (bts_rec_iter_next(&it, &rec) == 1)
 		if (bts_record_kind(&rec) == PTBTS_KIND_EXEC)
 			return rec.to == entry;
 	return false;
@@ -216,7 +216,7 @@ TEST(follow, children_of_branch_stops_run_clean)
 
 	crash_btrace(args, "speed-forms", NULL, &c);
 	EXPECT_EQ(harness_exit_code(&c), 0);
-	ASSERT_EQ(bts_trace_open(file, &t), 0);
+	ASSERT_EQ(bts_trace_new(file, &t), 0);
 	ASSERT_EQ(bts_trace_nprocesses(t), 4u);
 	for (size_t i = 1; i < 4; i++) {
 		const struct bts_process_info *pi = bts_trace_process(t, i);
@@ -230,7 +230,7 @@ TEST(follow, children_of_branch_stops_run_clean)
 	}
 	/* The vfork child and posix_spawn's exec /bin/true. */
 	EXPECT_EQ(trues, 2u);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	harness_cmd_free(&c);
 	free(file);
 }

@@ -40,7 +40,7 @@ static void run_crash(const char *prog, const char *const args[],
 		     r->cmd.err);
 	dot = strrchr(r->file, '/') + 1 + strlen(prefix);
 	r->pid = (pid_t)atoi(dot);
-	ASSERT_EQ(bts_trace_open(r->file, &r->t), 0);
+	ASSERT_EQ(bts_trace_new(r->file, &r->t), 0);
 	ASSERT_EQ(bts_trace_crashed(r->t), r->pid);
 	r->ci = bts_trace_crash(r->t, r->pid);
 	ASSERT_TRUE(r->ci != NULL);
@@ -50,7 +50,7 @@ static void run_crash(const char *prog, const char *const args[],
 static void run_free(struct crash_run *r)
 {
 	bts_symbolizer_free(r->sym);
-	bts_trace_close(r->t);
+	bts_trace_free(r->t);
 	free(r->file);
 	harness_cmd_free(&r->cmd);
 }
@@ -130,7 +130,7 @@ TEST(oncrash, three_calls_deep)
 	ASSERT_GE(idx, 0);
 	EXPECT_TRUE(crash_has_calls(r.t, idx, r.sym, calls, 3));
 	bts_trace_records(r.t, idx, &it);
-	while (bts_rec_next(&it, &rec) == 1)
+	while (bts_rec_iter_next(&it, &rec) == 1)
 		last = rec;
 	EXPECT_STREQ(crash_sym(r.sym, last.from), "level2");
 	EXPECT_STREQ(crash_sym(r.sym, last.to), "level3");
@@ -355,7 +355,7 @@ TEST(oncrash, code_without_file_is_copied_clean)
 	EXPECT_EQ(memcmp(bytes, want, sizeof(want)), 0);
 	/* The loop ran: its jnz back, four times. */
 	bts_trace_records(r.t, bts_trace_thread_index(r.t, r.pid), &it);
-	while (bts_rec_next(&it, &rec) == 1)
+	while (bts_rec_iter_next(&it, &rec) == 1)
 		loops += rec.from == jit + 7 && rec.to == jit + 5;
 	EXPECT_EQ(loops, 4u);
 	run_free(&r);

@@ -28,11 +28,11 @@ TEST(oncrash_core, the_core_dump_is_written_without_int3s_beside_the_trace)
 	trace = crash_find_file(dir, "speed-core.");
 	if (!trace)
 		FAIL("no crash trace in %s; stderr:\n%s", dir, cmd.err);
-	ASSERT_EQ(bts_trace_open(trace, &t), 0);
+	ASSERT_EQ(bts_trace_new(trace, &t), 0);
 	ASSERT_TRUE(bts_trace_crashed(t) > 0);
 	ASSERT_TRUE(bts_trace_crash(t, bts_trace_crashed(t)) != NULL);
 	EXPECT_EQ(bts_trace_crash(t, bts_trace_crashed(t))->signo, SIGABRT);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	harness_cmd_free(&cmd);
 	free(trace);
 	free(pattern);

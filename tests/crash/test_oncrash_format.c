@@ -39,7 +39,7 @@ static char *write_crash_file(void)
 	struct bts_crash_info ci = { 0 };
 	struct bts_writer *w;
 
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_session(w, PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_RING, 2400), 0);
 	ASSERT_EQ(bts_writer_process(w, 100, 1, "/bin/a"), 0);
 	ASSERT_EQ(bts_writer_thread(w, 100, 100), 0);
@@ -71,7 +71,8 @@ static char *write_crash_file(void)
 	th.tid = 100;
 	ASSERT_EQ(bts_writer_crash_thread(w, 100, &th), 0);
 	ASSERT_EQ(bts_writer_exit(w, 100, 0, SIGSEGV), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	return path;
 }
 
@@ -84,7 +85,7 @@ TEST(oncrash_format, written_is_read_back)
 	char *path = write_crash_file();
 	struct bts_trace *t;
 
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	/* Images: the first with the process's exe, then the exec's. */
 	ASSERT_EQ(bts_trace_nimages(t, 100), 2u);
 	im = bts_trace_image(t, 100, 0);
@@ -132,7 +133,7 @@ TEST(oncrash_format, written_is_read_back)
 	EXPECT_TRUE(bts_trace_crash_thread(t, 100, 2) == NULL);
 	EXPECT_TRUE(bts_trace_crash(t, 101) == NULL);
 	EXPECT_TRUE(bts_trace_process(t, 0)->exited);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }
 
@@ -145,14 +146,15 @@ static int open_with(void (*parts)(struct bts_writer *w), const char **why)
 	int err;
 
 	unlink(path);
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_process(w, 100, 1, "/bin/a"), 0);
 	ASSERT_EQ(bts_writer_thread(w, 100, 100), 0);
 	parts(w);
-	ASSERT_EQ(bts_writer_close(w), 0);
-	err = bts_trace_open(path, &t);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
+	err = bts_trace_new(path, &t);
 	*why = bts_errdetail();
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 	return err;
 }
@@ -216,7 +218,7 @@ TEST(oncrash_format, writer_refuses_bad_crash_state)
 	struct bts_crash_thread th = { .tid = 0 };
 	struct bts_writer *w;
 
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	EXPECT_EQ(bts_writer_crash(w, &ci), -BTS_E_INVAL);
 	ci.signo = 65;
 	EXPECT_EQ(bts_writer_crash(w, &ci), -BTS_E_INVAL);
@@ -225,7 +227,7 @@ TEST(oncrash_format, writer_refuses_bad_crash_state)
 	th.nframes = 2;		/* and no frames */
 	EXPECT_EQ(bts_writer_crash_thread(w, 100, &th), -BTS_E_INVAL);
 	EXPECT_EQ(bts_writer_exec(w, 0, 1, "/x", 0), -BTS_E_INVAL);
-	bts_writer_abort(w);
+	bts_writer_free(w);
 	free(path);
 }
 
@@ -244,16 +246,16 @@ TEST(oncrash_format, cut_or_corrupted_file_gives_an_error)
 	ASSERT_EQ(read(fd, buf, st.st_size), st.st_size);
 	close(fd);
 	for (off_t n = 0; n < st.st_size; n++) {
-		err = bts_trace_open_mem(buf, n, &t);
+		err = bts_trace_new_mem(buf, n, &t);
 		EXPECT_TRUE(err == -BTS_E_TRUNCATED || err == -BTS_E_FORMAT);
 		cuts += err == -BTS_E_TRUNCATED;
 	}
 	EXPECT_GT(cuts, 0);
 	for (off_t i = 16; i < st.st_size; i++) {
 		buf[i] ^= 0x41;
-		err = bts_trace_open_mem(buf, st.st_size, &t);
+		err = bts_trace_new_mem(buf, st.st_size, &t);
 		if (!err)
-			bts_trace_close(t);
+			bts_trace_free(t);
 		else
 			EXPECT_TRUE(strlen(bts_errdetail()) > 0);
 		buf[i] ^= 0x41;

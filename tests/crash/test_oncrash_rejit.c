@@ -36,10 +36,10 @@ TEST(oncrash_rejit, earlier_versions_are_gaps_never_the_last_code)
 	ASSERT_EQ(sscanf(cmd.out, "jit %llx", &jit), 1);
 	file = crash_find_file(harness_tmpdir(), "crash-rejit.");
 	ASSERT_TRUE(file != NULL);
-	ASSERT_EQ(bts_trace_open(file, &t), 0);
+	ASSERT_EQ(bts_trace_new(file, &t), 0);
 
-	ASSERT_EQ(bts_insn_decoder_alloc(t, 0, NULL, &d), 0);
-	while ((ret = bts_insn_next(d, &e)) > 0) {
+	ASSERT_EQ(bts_insn_decoder_new(t, 0, NULL, &d), 0);
+	while ((ret = bts_insn_next(d, &e, sizeof(e))) > 0) {
 		if (e.iclass == BTS_ICLASS_GAP) {
 			changed += e.gap == BTS_GAP_CODE_CHANGED && e.gap_arg == jit;
 			continue;
@@ -57,7 +57,7 @@ TEST(oncrash_rejit, earlier_versions_are_gaps_never_the_last_code)
 	EXPECT_EQ(xor, (size_t)1);
 	EXPECT_EQ(at_jit, (size_t)2);
 	bts_insn_decoder_free(d);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(file);
 	harness_cmd_free(&cmd);
 }

@@ -89,7 +89,7 @@ bool crash_has_calls(const struct bts_trace *t, size_t th,
 	bool found = false;
 
 	bts_trace_records(t, th, &it);
-	while (bts_rec_next(&it, &r) == 1) {
+	while (bts_rec_iter_next(&it, &r) == 1) {
 		if (n == cap) {
 			cap = cap ? cap * 2 : 1024;
 			recs = realloc(recs, cap * sizeof(*recs));
@@ -129,7 +129,7 @@ int crash_image_sym(const struct bts_trace *t, pid_t pid, size_t img,
 		return -1;
 	snprintf(name, sizeof(name), "image-%d-%zu.btr", (int)pid, img);
 	path = harness_path(harness_tmpdir(), name);
-	err = bts_writer_open(path, &w);
+	err = bts_writer_new(path, &w);
 	if (!err)
 		err = bts_writer_session(w, ti->source, ti->mode, ti->buffer_size);
 	if (!err)
@@ -139,9 +139,11 @@ int crash_image_sym(const struct bts_trace *t, pid_t pid, size_t img,
 	for (size_t i = 0; !err && i < im->ncode; i++)
 		err = bts_writer_code(w, pid, im->code[i].addr, im->code[i].bytes,
 				      im->code[i].len);
-	err = err ? (bts_writer_abort(w), err) : bts_writer_close(w);
 	if (!err)
-		err = bts_trace_open(path, tt);
+		err = bts_writer_finish(w);
+	bts_writer_free(w);
+	if (!err)
+		err = bts_trace_new(path, tt);
 	if (!err)
 		err = bts_symbolizer_new(*tt, pid, sym);
 	free(path);

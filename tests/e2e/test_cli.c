@@ -262,7 +262,7 @@ TEST(cli, record_non_executable_exits_126)
 TEST(cli, record_unavailable_source_exits_125)
 {
 	struct bts_source_info info[16];
-	int n = bts_probe_sources(info, 16), i;
+	int n = bts_probe_sources(info, 16, sizeof(*info)), i;
 	struct bad_record bad = { 125, NULL, { "--source", NULL, "--", "P" } };
 	char msg[512], *prog = PROG_PATH("cli-exit");
 
@@ -544,7 +544,7 @@ TEST(cli, info_lists_every_source)
 {
 	struct harness_cmd c;
 	struct bts_source_info info[16];
-	int n = bts_probe_sources(info, 16);
+	int n = bts_probe_sources(info, 16, sizeof(*info));
 	const char *p;
 	int lines = 0;
 

@@ -67,7 +67,7 @@ static void *tracer_thread(void *arg)
 	struct tracer *tr = arg;
 
 	BTS_OPTS(bts_session_opts, o, .mode = PTBTS_MODE_BLOCK, .writer = tr->w);
-	tr->ret = bts_session_attach(tr->pid, &o, &tr->s);
+	tr->ret = bts_session_new_attach(tr->pid, &o, &tr->s);
 	if (write(tr->attached, "a", 1) != 1 || tr->ret < 0)
 		return NULL;
 	tr->ret = bts_session_run(tr->s);
@@ -112,7 +112,7 @@ static struct bts_session *record(struct live_prog *p, const char *path)
 	int sync[2];
 	pthread_t th;
 
-	ASSERT_EQ(bts_writer_open(path, &tr.w), 0);
+	ASSERT_EQ(bts_writer_new(path, &tr.w), 0);
 	ASSERT_EQ(pipe(sync), 0);
 	tr.attached = sync[1];
 	alarm(300);
@@ -136,7 +136,8 @@ static struct bts_session *record(struct live_prog *p, const char *path)
 	sigaction(SIGUSR2, &old, NULL);
 	alarm(0);
 	EXPECT_EQ(tr.ret, 0);
-	ASSERT_EQ(bts_writer_close(tr.w), 0);
+	ASSERT_EQ(bts_writer_finish(tr.w), 0);
+	bts_writer_free(tr.w);
 	return tr.s;
 }
 
@@ -155,8 +156,8 @@ static size_t decode_jit(struct bts_trace *t, struct bts_session *live,
 	size_t n = 0;
 
 	BTS_OPTS(bts_decoder_opts, o, .live = live);
-	ASSERT_EQ(bts_insn_decoder_alloc(t, 0, &o, &d), 0);
-	while (bts_insn_next(d, &e) > 0) {
+	ASSERT_EQ(bts_insn_decoder_new(t, 0, &o, &d), 0);
+	while (bts_insn_next(d, &e, sizeof(e)) > 0) {
 		bool gap = e.iclass == BTS_ICLASS_GAP;
 		uint64_t at = gap ? e.gap_arg : e.ip;
 
@@ -190,7 +191,7 @@ TEST(decode_live, generated_code_only_from_the_live_process)
 
 	start_prog(&p);
 	s = record(&p, path);
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	ASSERT_EQ(bts_trace_nthreads(t), 1u);
 
 	if (waitpid(p.pid, &status, WNOHANG) == p.pid)
@@ -211,7 +212,7 @@ TEST(decode_live, generated_code_only_from_the_live_process)
 		EXPECT_EQ(got[i].iclass, BTS_GAP_NOCODE);
 	}
 
-	bts_trace_close(t);
+	bts_trace_free(t);
 	bts_session_free(s);
 	/* it lay still, untraced, until now */
 	EXPECT_EQ(waitpid(p.pid, &status, WNOHANG), 0);

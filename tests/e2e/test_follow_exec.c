@@ -52,7 +52,7 @@ static void check_images(const struct exec_run *r, const char *btr)
 	const struct bts_image_info *img;
 	struct bts_trace *t;
 
-	ASSERT_EQ(bts_trace_open(btr, &t), 0);
+	ASSERT_EQ(bts_trace_new(btr, &t), 0);
 	ASSERT_EQ(bts_trace_nprocesses(t), 2u);
 	child = bts_trace_process(t, 1);
 	ASSERT_TRUE(child != NULL);
@@ -68,7 +68,7 @@ static void check_images(const struct exec_run *r, const char *btr)
 	EXPECT_EQ(img->entry, raw_label(&r->leaf, "_start"));
 	EXPECT_TRUE(image_maps(img, r->leaf_path));
 	EXPECT_FALSE(image_maps(img, r->parent_path));
-	bts_trace_close(t);
+	bts_trace_free(t);
 }
 
 /* One recording: exit 0 (the exec worked), the records exactly. */

@@ -38,14 +38,15 @@ static char *craft(const char *name, const char *exe, const char *path)
 	};
 	struct bts_writer *w;
 
-	ASSERT_EQ(bts_writer_open(btr, &w), 0);
+	ASSERT_EQ(bts_writer_new(btr, &w), 0);
 	ASSERT_EQ(bts_writer_session(w, PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_BLOCK, 4096), 0);
 	ASSERT_EQ(bts_writer_process(w, PID, 1, exe), 0);
 	ASSERT_EQ(bts_writer_map(w, PID, &m), 0);
 	ASSERT_EQ(bts_writer_thread(w, PID, PID), 0);
 	ASSERT_EQ(bts_writer_records(w, PID, PID, recs, 3), 0);
 	ASSERT_EQ(bts_writer_exit(w, PID, 0, 0), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	return btr;
 }
 

@@ -113,11 +113,11 @@ static void expect_sys_kinds(const char *btr, size_t start)
 	struct bts_trace *t;
 	size_t b = 0;
 
-	ASSERT_EQ(bts_trace_open(btr, &t), 0);
+	ASSERT_EQ(bts_trace_new(btr, &t), 0);
 	ASSERT_EQ(bts_trace_nthreads(t), (size_t)1);
 	EXPECT_EQ(bts_trace_process_bits(t, bts_trace_process(t, 0)->pid), 32);
 	bts_trace_records(t, 0, &it);
-	while (bts_rec_next(&it, &rec) > 0) {
+	while (bts_rec_iter_next(&it, &rec) > 0) {
 		int kind = bts_record_kind(&rec);
 
 		if (!rec.from || b++ < start)
@@ -129,7 +129,7 @@ static void expect_sys_kinds(const char *btr, size_t start)
 				     bts_kind_name(sys_kind(b - 1 - start)));
 	}
 	EXPECT_EQ(b, start + NSYS);
-	bts_trace_close(t);
+	bts_trace_free(t);
 }
 
 TEST(i386, sys_exact_sequence)
@@ -256,10 +256,10 @@ static int main_bits(const char *btr)
 	struct bts_trace *t;
 	int bits;
 
-	ASSERT_EQ(bts_trace_open(btr, &t), 0);
+	ASSERT_EQ(bts_trace_new(btr, &t), 0);
 	ASSERT_EQ(bts_trace_nprocesses(t), (size_t)1);
 	bits = bts_trace_process_bits(t, bts_trace_process(t, 0)->pid);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	return bits;
 }
 

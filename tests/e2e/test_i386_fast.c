@@ -119,10 +119,10 @@ static void expect_forms_kinds(const char *btr)
 	struct bts_trace *t;
 	size_t b = 0;
 
-	ASSERT_EQ(bts_trace_open(btr, &t), 0);
+	ASSERT_EQ(bts_trace_new(btr, &t), 0);
 	EXPECT_EQ(bts_trace_process_bits(t, bts_trace_process(t, 0)->pid), 32);
 	bts_trace_records(t, 0, &it);
-	while (bts_rec_next(&it, &rec) > 0) {
+	while (bts_rec_iter_next(&it, &rec) > 0) {
 		int kind = bts_record_kind(&rec), want;
 
 		if (!rec.from)
@@ -134,7 +134,7 @@ static void expect_forms_kinds(const char *btr)
 		b++;
 	}
 	EXPECT_EQ(b, NFORMS);
-	bts_trace_close(t);
+	bts_trace_free(t);
 }
 
 /* i386-forms in @mode: every record of the run, and the site's byte. */

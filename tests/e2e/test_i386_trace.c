@@ -17,12 +17,13 @@ static char *write_trace(const char *name, unsigned int bits5)
 	char *path = harness_path(harness_tmpdir(), name);
 	struct bts_writer *w;
 
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_process(w, 5, 1, "x"), 0);
 	if (bits5)
 		ASSERT_EQ(bts_writer_abi(w, 5, bits5), 0);
 	ASSERT_EQ(bts_writer_process(w, 6, 5, "y"), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	return path;
 }
 
@@ -31,9 +32,9 @@ static int bits_of(const char *path, pid_t pid)
 	struct bts_trace *t;
 	int bits;
 
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	bits = bts_trace_process_bits(t, pid);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	return bits;
 }
 
@@ -60,12 +61,13 @@ TEST(i386_trace, writer_refuses_bad_abi)
 	char *path = harness_path(harness_tmpdir(), "abibad.btr");
 	struct bts_writer *w;
 
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_process(w, 5, 1, "x"), 0);
 	EXPECT_EQ(bts_writer_abi(w, 5, 16), -BTS_E_INVAL);
 	EXPECT_STREQ(bts_errdetail(), "abi of process 5: 16-bit");
 	EXPECT_EQ(bts_writer_abi(w, 0, 32), -BTS_E_INVAL);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	free(path);
 }
 
@@ -77,12 +79,13 @@ static void expect_refused(const struct bts_chunk_abi *c, size_t len,
 	struct bts_writer *w;
 	struct bts_trace *t;
 
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_process(w, 5, 1, "x"), 0);
 	ASSERT_EQ(bts_writer_chunk(w, BTS_CHUNK_ABI | BTS_CHUNK_OPTIONAL, c,
 				   len, NULL, 0, NULL), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
-	EXPECT_EQ(bts_trace_open(path, &t), -BTS_E_FORMAT);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
+	EXPECT_EQ(bts_trace_new(path, &t), -BTS_E_FORMAT);
 	EXPECT_STREQ(bts_errdetail(), why);
 	free(path);
 }

@@ -249,7 +249,7 @@ TEST(info, record_perf_bts_here_says_info_line)
 	char *argv[] = { BTRACE_PATH(), "record", "-o", btr, "--source", "perf-bts",
 			 "--", prog, NULL };
 	struct harness_cmd c;
-	int n = bts_probe_sources(si, 8), i;
+	int n = bts_probe_sources(si, 8, sizeof(*si)), i;
 
 	for (i = 0; i < n && si[i].source != PTBTS_SOURCE_PERF_BTS; i++)
 		;

@@ -42,7 +42,7 @@ static void make(const char *target, const char *dest)
 {
 	struct harness_cmd c;
 	int ret = sh(&c, "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C '%s' O='%s' "
-		     "-o '%s/btrace' -o '%s/libbts.so.1.0.0' -o '%s/libbts.a' "
+		     "-o '%s/btrace' -o '%s/libbts.so.2.0.0' -o '%s/libbts.a' "
 		     "PREFIX=/usr DESTDIR='%s' %s", BTS_SRC_DIR, BTS_BUILD_DIR,
 		     BTS_BUILD_DIR, BTS_BUILD_DIR, BTS_BUILD_DIR, dest, target);
 
@@ -162,22 +162,22 @@ TEST(install, installs_and_uninstalls_exactly)
 		"/usr/include/linux/ptrace_bts.h\n"
 		"/usr/lib/libbts.a\n"
 		"/usr/lib/libbts.so\n"
-		"/usr/lib/libbts.so.1\n"
-		"/usr/lib/libbts.so.1.0.0\n"
+		"/usr/lib/libbts.so.2\n"
+		"/usr/lib/libbts.so.2.0.0\n"
 		"/usr/lib/pkgconfig/libbts.pc\n"
 		"/usr/share/bash-completion/completions/btrace\n"
 		"%s"
 		"/usr/share/man/man1/btrace.1\n"
 		"/usr/share/man/man3/libbts.3\n", share);
 	EXPECT_STREQ(files_below(dest), want);
-	expect_link(dest, "/usr/lib/libbts.so", "libbts.so.1");
-	expect_link(dest, "/usr/lib/libbts.so.1", "libbts.so.1.0.0");
+	expect_link(dest, "/usr/lib/libbts.so", "libbts.so.2");
+	expect_link(dest, "/usr/lib/libbts.so.2", "libbts.so.2.0.0");
 	expect_mode(dest, "/usr/bin/btrace", 0755);
-	expect_mode(dest, "/usr/lib/libbts.so.1.0.0", 0755);
+	expect_mode(dest, "/usr/lib/libbts.so.2.0.0", 0755);
 	expect_mode(dest, "/usr/include/bts.h", 0644);
 	expect_mode(dest, "/usr/lib/pkgconfig/libbts.pc", 0644);
-	EXPECT_EQ(sh(&c, "readelf -d '%s/usr/lib/libbts.so.1.0.0'", dest), 0);
-	EXPECT_TRUE(strstr(c.out, "Library soname: [libbts.so.1]"));
+	EXPECT_EQ(sh(&c, "readelf -d '%s/usr/lib/libbts.so.2.0.0'", dest), 0);
+	EXPECT_TRUE(strstr(c.out, "Library soname: [libbts.so.2]"));
 	harness_cmd_free(&c);
 	/* The installed btrace runs. */
 	EXPECT_EQ(sh(&c, "'%s/usr/bin/btrace' --version", dest), 0);
@@ -211,7 +211,7 @@ TEST(install, example_builds_with_pkg_config_alone)
 	snprintf(envs, sizeof(envs), env, dest);
 	make("install", dest);
 	EXPECT_EQ(sh(&c, "%s pkg-config --modversion libbts", envs), 0);
-	EXPECT_STREQ(c.out, "1.0.0\n");
+	EXPECT_STREQ(c.out, "2.0.0\n");
 	harness_cmd_free(&c);
 	EXPECT_EQ(sh(&c, "%s pkg-config --cflags --libs libbts", envs), 0);
 	{
@@ -254,13 +254,13 @@ TEST(install, exported_symbols_are_the_committed_list)
 {
 	struct harness_cmd c, want;
 
-	EXPECT_EQ(sh(&c, "nm -D --defined-only '%s/libbts.so.1.0.0' | awk '{print $3}' | "
+	EXPECT_EQ(sh(&c, "nm -D --defined-only '%s/libbts.so.2.0.0' | awk '{print $3}' | "
 		     "LC_ALL=C sort", BTS_BUILD_DIR), 0);
 	EXPECT_EQ(sh(&want, "LC_ALL=C sort '%s/libbts/libbts.sym'", BTS_SRC_DIR), 0);
 	if (strcmp(c.out, want.out)) {
 		struct harness_cmd d;
 
-		sh(&d, "cd '%s' && nm -D --defined-only '%s/libbts.so.1.0.0' | "
+		sh(&d, "cd '%s' && nm -D --defined-only '%s/libbts.so.2.0.0' | "
 		   "awk '{print $3}' | LC_ALL=C sort | diff -u libbts/libbts.sym - ",
 		   BTS_SRC_DIR, BTS_BUILD_DIR);
 		static char diff[8192];
@@ -273,7 +273,7 @@ TEST(install, exported_symbols_are_the_committed_list)
 		     "changed on purpose: make update-symbols):\n%s", diff);
 	}
 	/* Every export carries the version node. */
-	EXPECT_TRUE(strstr(c.out, "LIBBTS_1\n") == c.out);
+	EXPECT_TRUE(strstr(c.out, "LIBBTS_2\n") == c.out);
 	EXPECT_FALSE(harness_matches_lines("^bts_[a-z0-9_]+$", c.out));
 	harness_cmd_free(&c);
 	harness_cmd_free(&want);

@@ -197,7 +197,7 @@ TEST(man, version_and_help_as_git)
 
 	/* git --version: one line, exit 0; the version is libbts's. */
 	EXPECT_EQ(btrace(&c, "--version", NULL), 0);
-	EXPECT_STREQ(c.out, "btrace (ptrace-bts) 1.0.0\n");
+	EXPECT_STREQ(c.out, "btrace (ptrace-bts) 2.0.0\n");
 	EXPECT_EQ(c.err_len, 0u);
 	harness_cmd_free(&c);
 	/* git help CMD is git CMD --help. */

@@ -24,7 +24,7 @@ static bool has_line_start(const char *s, const char *start)
 TEST(selftest, report_lists_the_machine_sources_and_verdicts)
 {
 	struct bts_source_info info[16];
-	int n = bts_probe_sources(info, 16), i, compared = 0;
+	int n = bts_probe_sources(info, 16, sizeof(*info)), i, compared = 0;
 	static const char *const machine[] = {
 		"cpu         ", "microcode   ", "cpu-flags   ds ", "perf-caps   ",
 		"kernel      Linux ", "module      ptrace_bts ",

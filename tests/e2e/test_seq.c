@@ -118,10 +118,10 @@ static void expect_kinds(const char *btr, size_t start)
 	struct bts_trace *t;
 	size_t b = 0;		/* index among non-marker records, as in --raw */
 
-	ASSERT_EQ(bts_trace_open(btr, &t), 0);
+	ASSERT_EQ(bts_trace_new(btr, &t), 0);
 	ASSERT_EQ(bts_trace_nthreads(t), (size_t)1);
 	bts_trace_records(t, 0, &it);
-	while (b < start + NSEQ && bts_rec_next(&it, &rec) > 0) {
+	while (b < start + NSEQ && bts_rec_iter_next(&it, &rec) > 0) {
 		int kind = bts_record_kind(&rec), want;
 
 		if (!rec.from)
@@ -136,7 +136,7 @@ static void expect_kinds(const char *btr, size_t start)
 				     bts_kind_name(want));
 	}
 	EXPECT_EQ(b, start + NSEQ);
-	bts_trace_close(t);
+	bts_trace_free(t);
 }
 
 TEST(seq, exact_sequence)

@@ -31,7 +31,7 @@ static struct range trace_map(const char *btr, const char *path)
 	struct bts_trace *t;
 	size_t n, found = 0;
 
-	ASSERT_EQ(bts_trace_open(btr, &t), 0);
+	ASSERT_EQ(bts_trace_new(btr, &t), 0);
 	ASSERT_EQ(bts_trace_nprocesses(t), (size_t)1);
 	n = bts_trace_maps(t, bts_trace_process(t, 0)->pid, &maps);
 	for (size_t i = 0; i < n; i++) {
@@ -40,7 +40,7 @@ static struct range trace_map(const char *btr, const char *path)
 		r = (struct range){ maps[i].start, maps[i].end };
 		found++;
 	}
-	bts_trace_close(t);
+	bts_trace_free(t);
 	if (found != 1)
 		FAIL("%zu maps named %s in the trace, expected 1", found, path);
 	return r;

@@ -109,9 +109,9 @@ static void expect_kinds(const char *btr, size_t start)
 	struct bts_trace *t;
 	size_t b = 0;
 
-	ASSERT_EQ(bts_trace_open(btr, &t), 0);
+	ASSERT_EQ(bts_trace_new(btr, &t), 0);
 	bts_trace_records(t, 0, &it);
-	while (b < start + NFIRST && bts_rec_next(&it, &rec) > 0) {
+	while (b < start + NFIRST && bts_rec_iter_next(&it, &rec) > 0) {
 		int kind = bts_record_kind(&rec);
 
 		if (!rec.from || b++ < start)
@@ -121,7 +121,7 @@ static void expect_kinds(const char *btr, size_t start)
 				     b - 1 - start, bts_kind_name(kind));
 	}
 	EXPECT_EQ(b, start + NFIRST);
-	bts_trace_close(t);
+	bts_trace_free(t);
 }
 
 /* Every form, record for record, as the program's labels say. */

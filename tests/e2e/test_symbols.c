@@ -95,11 +95,11 @@ static void traced_open(const char *btr, struct traced *tr)
 	pid_t pid;
 
 	*tr = (struct traced){ NULL };
-	ASSERT_EQ(bts_trace_open(btr, &tr->t), 0);
+	ASSERT_EQ(bts_trace_new(btr, &tr->t), 0);
 	ASSERT_EQ(bts_trace_nthreads(tr->t), (size_t)1);
 	pid = bts_trace_process(tr->t, 0)->pid;
 	ASSERT_EQ(bts_symbolizer_new(tr->t, pid, &tr->s), 0);
-	for (bts_trace_records(tr->t, 0, &it); bts_rec_next(&it, &r) > 0;) {
+	for (bts_trace_records(tr->t, 0, &it); bts_rec_iter_next(&it, &r) > 0;) {
 		tr->recs = realloc(tr->recs, (tr->n + 1) * sizeof(r));
 		tr->recs[tr->n++] = r;
 	}
@@ -108,7 +108,7 @@ static void traced_open(const char *btr, struct traced *tr)
 static void traced_close(struct traced *tr)
 {
 	bts_symbolizer_free(tr->s);
-	bts_trace_close(tr->t);
+	bts_trace_free(tr->t);
 	free(tr->recs);
 }
 

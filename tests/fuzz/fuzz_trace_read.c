@@ -65,14 +65,14 @@ static void walk(const struct bts_trace *t)
 		uint64_t n = 0;
 
 		CHECK(th && th->tid > 0);
-		for (bts_trace_records(t, i, &it); bts_rec_next(&it, &r); n++)
+		for (bts_trace_records(t, i, &it); bts_rec_iter_next(&it, &r); n++)
 			CHECK(bts_record_kind(&r) >= 0);
 		CHECK(n == th->nrecords);
 		/* Random access lands on a record exactly when there is one. */
 		bts_trace_records(t, i, &it);
-		CHECK(bts_rec_seek(&it, n / 2) == (n > 0));
-		CHECK(bts_rec_next(&it, &r) == (n > 0));
-		CHECK(bts_rec_seek(&it, n) == 0 && bts_rec_next(&it, &r) == 0);
+		CHECK(bts_rec_iter_seek(&it, n / 2) == (n > 0));
+		CHECK(bts_rec_iter_next(&it, &r) == (n > 0));
+		CHECK(bts_rec_iter_seek(&it, n) == 0 && bts_rec_iter_next(&it, &r) == 0);
 	}
 	CHECK(!bts_trace_thread(t, bts_trace_nthreads(t)));
 }
@@ -80,7 +80,7 @@ static void walk(const struct bts_trace *t)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct bts_trace *t;
-	int err = bts_trace_open_mem(data, size, &t);
+	int err = bts_trace_new_mem(data, size, &t);
 
 	if (err) {
 		CHECK(err == -BTS_E_FORMAT || err == -BTS_E_VERSION ||
@@ -89,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	walk(t);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	return 0;
 }
 
@@ -115,8 +115,9 @@ static void seed_empty(const char *dir)
 
 	if (asprintf(&path, "%s/seed-empty.btr", dir) < 0)
 		exit(1);
-	must(bts_writer_open(path, &w), path);
-	must(bts_writer_close(w), path);
+	must(bts_writer_new(path, &w), path);
+	must(bts_writer_finish(w), path);
+	bts_writer_free(w);
 	free(path);
 }
 
@@ -143,7 +144,7 @@ static void seed_full(const char *dir, int nrecs, int format)
 	if (asprintf(&path, "%s/seed-full-%d%s.btr", dir, nrecs,
 		     format == BTS_FORMAT_COMPACT ? "-compact" : "") < 0)
 		exit(1);
-	must(bts_writer_open(path, &w), path);
+	must(bts_writer_new(path, &w), path);
 	must(bts_writer_format(w, format), "format");
 	must(bts_writer_session(w, PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_RING, 4096), "session");
 	must(bts_writer_process(w, 10, 1, "/usr/bin/prog"), "process");
@@ -165,7 +166,8 @@ static void seed_full(const char *dir, int nrecs, int format)
 	must(bts_writer_exit(w, 10, 11, 0), "exit");
 	must(bts_writer_exit(w, 12, 0, 9), "exit");
 	must(bts_writer_exit(w, 10, 0, 1 << 8), "exit");
-	must(bts_writer_close(w), path);
+	must(bts_writer_finish(w), path);
+	bts_writer_free(w);
 	free(path);
 }
 

@@ -39,9 +39,9 @@ static void decode(const struct bts_trace *t, size_t thread)
 	uint64_t n = 0;
 	int ret;
 
-	if (bts_insn_decoder_alloc(t, thread, NULL, &d) < 0)
+	if (bts_insn_decoder_new(t, thread, NULL, &d) < 0)
 		return;
-	while (n < MAX_INSNS && (ret = bts_insn_next(d, &e)) > 0) {
+	while (n < MAX_INSNS && (ret = bts_insn_next(d, &e, sizeof(e))) > 0) {
 		CHECK(e.index == ++n);
 		CHECK(e.iclass == BTS_ICLASS_GAP ? !e.ip : e.size > 0);
 	}
@@ -57,7 +57,7 @@ static void calls(const struct bts_trace *t, size_t thread,
 	struct bts_call_history *h;
 	uint64_t last = 0;
 
-	if (bts_call_history_build(t, thread, &o, &h) < 0)
+	if (bts_call_history_new(t, thread, &o, &h) < 0)
 		return;
 	for (size_t i = 0; i < bts_call_history_count(h); i++) {
 		const struct bts_segment *s = bts_call_history_segment(h, i);
@@ -117,14 +117,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct bts_trace *t;
 
-	if (bts_trace_open_mem(data, size, &t))
+	if (bts_trace_new_mem(data, size, &t))
 		return 0;
 	/* Each record may stand for a long straight run: keep inputs quick. */
 	if (total_records(t) <= MAX_INSNS / 16) {
 		libbts_views(t);
 		btrace_views(data, size);
 	}
-	bts_trace_close(t);
+	bts_trace_free(t);
 	return 0;
 }
 
@@ -184,7 +184,7 @@ static void seed_code(const char *dir, int loops, bool gaps, int format)
 		     gaps ? "-gaps" : "",
 		     format == BTS_FORMAT_COMPACT ? "-compact" : "") < 0)
 		exit(1);
-	must(bts_writer_open(file, &w), file);
+	must(bts_writer_new(file, &w), file);
 	must(bts_writer_format(w, format), "format");
 	must(bts_writer_session(w, PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_BLOCK, 4096), "session");
 	must(bts_writer_process(w, 10, 1, "/usr/bin/prog"), "process");
@@ -193,7 +193,8 @@ static void seed_code(const char *dir, int loops, bool gaps, int format)
 	must(bts_writer_thread(w, 10, 10), "thread");
 	must(bts_writer_records(w, 10, 10, recs, n), "records");
 	must(bts_writer_exit(w, 10, 0, 0), "exit");
-	must(bts_writer_close(w), file);
+	must(bts_writer_finish(w), file);
+	bts_writer_free(w);
 	free(file);
 }
 

@@ -5,7 +5,7 @@
  *
  *	TEST(ring, keeps_newest)
  *	{
- *		ASSERT_EQ(bts_ring_init(&r, mem, sizeof(mem), PTBTS_MODE_RING), 0);
+ *		ASSERT_EQ(bts_ring_new(mem, sizeof(mem), PTBTS_MODE_RING, &r), 0);
  *		EXPECT_STREQ(bts_kind_name(0), "branch");
  *	}
  *

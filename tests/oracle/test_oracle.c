@@ -34,7 +34,7 @@ static uint64_t trace_bias(const char *prog, const struct oracle_image *img)
 	size_t n;
 
 	ASSERT_TRUE(real);
-	if (bts_trace_open(trace, &t))
+	if (bts_trace_new(trace, &t))
 		FAIL("%s: %s", trace, bts_errdetail());
 	ASSERT_GE(bts_trace_nprocesses(t), (size_t)1);
 	n = bts_trace_maps(t, bts_trace_process(t, 0)->pid, &maps);
@@ -50,7 +50,7 @@ static uint64_t trace_bias(const char *prog, const struct oracle_image *img)
 			       (s->vaddr - s->offset);
 		}
 	}
-	bts_trace_close(t);
+	bts_trace_free(t);
 	if (!bias)
 		FAIL("the trace has no executable map of %s", real);
 	free(real);

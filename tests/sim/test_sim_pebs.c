@@ -36,7 +36,7 @@ static void pebs_run(uint32_t format, unsigned latency)
 		const uint8_t *rec = tr.pebs_buf + (i % nrec) * size;
 		uint64_t from = sim_from((i + 1) * RESET - 1);
 
-		ASSERT_EQ(bts_pebs_decode(format, rec, size, &p), (int)size);
+		ASSERT_EQ(bts_pebs_decode(format, rec, size, &p, sizeof(p)), (int)size);
 		EXPECT_EQ(p.ip, format < 2 ? from + 8 : from);
 		EXPECT_EQ(p.ip_exact, format >= 2);
 		EXPECT_EQ(p.applicable, format >= 1 ? 1u : 0u);

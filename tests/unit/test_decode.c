@@ -58,13 +58,14 @@ static struct bts_trace *make_trace(const struct ptbts_record *recs, size_t n)
 	struct bts_writer *w;
 	struct bts_trace *t;
 
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_process(w, 10, 1, code_path), 0);
 	ASSERT_EQ(bts_writer_map(w, 10, &m), 0);
 	ASSERT_EQ(bts_writer_thread(w, 10, 10), 0);
 	ASSERT_EQ(bts_writer_records(w, 10, 10, recs, n), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	free(path);
 	free(code_path);
 	return t;
@@ -77,8 +78,8 @@ static void expect_entries(struct bts_trace *t, const struct want *want,
 	struct bts_insn_entry e;
 	size_t i = 0;
 
-	ASSERT_EQ(bts_insn_decoder_alloc(t, 0, NULL, &d), 0);
-	for (; bts_insn_next(d, &e) > 0; i++) {
+	ASSERT_EQ(bts_insn_decoder_new(t, 0, NULL, &d), 0);
+	for (; bts_insn_next(d, &e, sizeof(e)) > 0; i++) {
 		if (i >= n)
 			FAIL("entry %zu past the %zu expected, at 0x%llx", i + 1,
 			     n, (unsigned long long)e.ip);
@@ -95,7 +96,7 @@ static void expect_entries(struct bts_trace *t, const struct want *want,
 		}
 	}
 	EXPECT_EQ(i, n);
-	EXPECT_EQ(bts_insn_next(d, &e), 0);
+	EXPECT_EQ(bts_insn_next(d, &e, sizeof(e)), 0);
 	bts_insn_decoder_free(d);
 }
 
@@ -120,7 +121,7 @@ TEST(decode, exact_sequence)
 	struct bts_trace *t = make_trace(good, 4);
 
 	expect_entries(t, want, sizeof(want) / sizeof(want[0]));
-	bts_trace_close(t);
+	bts_trace_free(t);
 }
 
 TEST(decode, signal_before_from)
@@ -137,7 +138,7 @@ TEST(decode, signal_before_from)
 	struct bts_trace *t = make_trace(recs, 3);
 
 	expect_entries(t, want, sizeof(want) / sizeof(want[0]));
-	bts_trace_close(t);
+	bts_trace_free(t);
 }
 
 TEST(decode, corrupted_records_are_gaps)
@@ -165,7 +166,7 @@ TEST(decode, corrupted_records_are_gaps)
 	struct bts_trace *t = make_trace(recs, sizeof(recs) / sizeof(recs[0]));
 
 	expect_entries(t, want, sizeof(want) / sizeof(want[0]));
-	bts_trace_close(t);
+	bts_trace_free(t);
 }
 
 TEST(decode, block_cache_of_one_block)
@@ -177,13 +178,13 @@ TEST(decode, block_cache_of_one_block)
 	struct bts_insn_entry e;
 	uint64_t n = 0;
 
-	ASSERT_EQ(bts_insn_decoder_alloc(t, 0, &opts, &d), 0);
-	while (bts_insn_next(d, &e) > 0)
+	ASSERT_EQ(bts_insn_decoder_new(t, 0, &opts, &d), 0);
+	while (bts_insn_next(d, &e, sizeof(e)) > 0)
 		n++;
 	EXPECT_EQ(n, (uint64_t)9);
 	bts_insn_decoder_free(d);
-	EXPECT_EQ(bts_insn_decoder_alloc(t, 1, NULL, &d), -BTS_E_INVAL);
-	bts_trace_close(t);
+	EXPECT_EQ(bts_insn_decoder_new(t, 1, NULL, &d), -BTS_E_INVAL);
+	bts_trace_free(t);
 }
 
 TEST(decode, options_of_a_newer_libbts_read_only_with_a_zero_tail)
@@ -201,18 +202,18 @@ TEST(decode, options_of_a_newer_libbts_read_only_with_a_zero_tail)
 	struct bts_insn_decoder *d = NULL;
 
 	/* an option this libbts does not know, set: refused, not ignored */
-	EXPECT_EQ(bts_insn_decoder_alloc(t, 0, &dec.o, &d), -BTS_E_INVAL);
+	EXPECT_EQ(bts_insn_decoder_new(t, 0, &dec.o, &d), -BTS_E_INVAL);
 	EXPECT_TRUE(strstr(bts_errdetail(), "decoder options") != NULL);
-	EXPECT_EQ(bts_call_history_build(t, 0, &calls.o, &h), -BTS_E_INVAL);
+	EXPECT_EQ(bts_call_history_new(t, 0, &calls.o, &h), -BTS_E_INVAL);
 	EXPECT_TRUE(strstr(bts_errdetail(), "call history options") != NULL);
 	dec.newer = 0;
 	calls.newer = 0;
-	ASSERT_EQ(bts_insn_decoder_alloc(t, 0, &dec.o, &d), 0);
+	ASSERT_EQ(bts_insn_decoder_new(t, 0, &dec.o, &d), 0);
 	bts_insn_decoder_free(d);
-	ASSERT_EQ(bts_call_history_build(t, 0, &calls.o, &h), 0);
+	ASSERT_EQ(bts_call_history_new(t, 0, &calls.o, &h), 0);
 	EXPECT_EQ(bts_call_history_count(h), 4u);
 	bts_call_history_free(h);
-	bts_trace_close(t);
+	bts_trace_free(t);
 }
 
 TEST(decode, segments_without_symbols)
@@ -225,7 +226,7 @@ TEST(decode, segments_without_symbols)
 	struct bts_trace *t = make_trace(good, 4);
 	struct bts_call_history *h;
 
-	ASSERT_EQ(bts_call_history_build(t, 0, NULL, &h), 0);
+	ASSERT_EQ(bts_call_history_new(t, 0, NULL, &h), 0);
 	ASSERT_EQ(bts_call_history_count(h), sizeof(want) / sizeof(want[0]));
 	for (size_t i = 0; i < bts_call_history_count(h); i++) {
 		const struct bts_segment *s = bts_call_history_segment(h, i);
@@ -241,7 +242,7 @@ TEST(decode, segments_without_symbols)
 	EXPECT_EQ(bts_call_history_gaps(h), (uint64_t)0);
 	EXPECT_TRUE(bts_call_history_segment(h, 4) == NULL);
 	bts_call_history_free(h);
-	bts_trace_close(t);
+	bts_trace_free(t);
 }
 
 TEST(decode, gap_segments)
@@ -253,7 +254,7 @@ TEST(decode, gap_segments)
 	struct bts_call_history *h;
 	const struct bts_segment *s;
 
-	ASSERT_EQ(bts_call_history_build(t, 0, NULL, &h), 0);
+	ASSERT_EQ(bts_call_history_new(t, 0, NULL, &h), 0);
 	/*
 	 * call | gap | ret | nop, jz (the tail stops before the jmp): the
 	 * ret returns to a caller the history does not hold.
@@ -276,5 +277,5 @@ TEST(decode, gap_segments)
 	EXPECT_EQ(bts_call_history_gaps(h), (uint64_t)1);
 	EXPECT_STREQ(bts_gap_name(BTS_GAP_LOST), "lost");
 	bts_call_history_free(h);
-	bts_trace_close(t);
+	bts_trace_free(t);
 }

@@ -19,7 +19,7 @@ TEST(kmod, step_without_module_is_nosource)
 	struct stat st;
 
 	ASSERT_NE(stat(PTBTS_DEVICE, &st), 0);
-	EXPECT_EQ(bts_session_spawn(argv, &o, &s), -BTS_E_NOSOURCE);
+	EXPECT_EQ(bts_session_new_spawn(argv, &o, &s), -BTS_E_NOSOURCE);
 	EXPECT_STREQ(bts_errdetail(),
 		     "kmod-step: " PTBTS_DEVICE " not present: module not loaded");
 	EXPECT_TRUE(s == NULL);
@@ -32,9 +32,9 @@ TEST(kmod, auto_falls_back_to_ptrace_step)
 	struct bts_session_stats st;
 	struct bts_session *s = NULL;
 
-	ASSERT_EQ(bts_session_spawn(argv, &o, &s), 0);
+	ASSERT_EQ(bts_session_new_spawn(argv, &o, &s), 0);
 	EXPECT_EQ(bts_session_run(s), 0);
-	bts_session_stats(s, &st);
+	bts_session_stats(s, &st, sizeof(st));
 	EXPECT_EQ(st.source, PTBTS_SOURCE_PTRACE_STEP);
 	EXPECT_TRUE(st.exited && WIFEXITED(st.status) && WEXITSTATUS(st.status) == 0);
 	bts_session_free(s);

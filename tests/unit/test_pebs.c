@@ -27,7 +27,7 @@ TEST(pebs, legacy_registers_in_order)
 
 	for (i = 0; i < 25; i++)
 		r[i] = 100 + i;
-	ASSERT_EQ(bts_pebs_decode(3, r, sizeof(r), &p), 200);
+	ASSERT_EQ(bts_pebs_decode(3, r, sizeof(r), &p, sizeof(p)), 200);
 	EXPECT_EQ(p.flags, 100u);
 	EXPECT_EQ(p.regs[0], 102u);	/* rax */
 	EXPECT_EQ(p.regs[7], 109u);	/* rsp */
@@ -36,7 +36,7 @@ TEST(pebs, legacy_registers_in_order)
 	EXPECT_EQ(p.ip, 122u);		/* real ip */
 	EXPECT_TRUE(p.ip_exact);
 	EXPECT_EQ(p.tsc, 124u);
-	ASSERT_EQ(bts_pebs_decode(0, r, 144, &p), 144);
+	ASSERT_EQ(bts_pebs_decode(0, r, 144, &p, sizeof(p)), 144);
 	EXPECT_EQ(p.ip, 101u);
 	EXPECT_FALSE(p.ip_exact);
 	EXPECT_EQ(p.applicable, 0u);
@@ -55,7 +55,7 @@ TEST(pebs, adaptive_groups)
 	r[3] = 555;
 	for (i = 0; i < 18; i++)
 		r[8 + i] = 200 + i;	/* flags ip ax cx dx bx sp bp si di r8.. */
-	ASSERT_EQ(bts_pebs_decode(4, r, sizeof(r), &p), (int)sizeof(r));
+	ASSERT_EQ(bts_pebs_decode(4, r, sizeof(r), &p, sizeof(p)), (int)sizeof(r));
 	EXPECT_EQ(p.ip, 0x401000u);
 	EXPECT_EQ(p.tsc, 555u);
 	EXPECT_TRUE(p.has_regs);
@@ -72,12 +72,12 @@ TEST(pebs, malformed_refused)
 	uint64_t r[25] = { 0 };
 	struct bts_pebs p;
 
-	EXPECT_EQ(bts_pebs_decode(6, r, sizeof(r), &p), -BTS_E_FORMAT);
-	EXPECT_EQ(bts_pebs_decode(2, r, 191, &p), -BTS_E_FORMAT);
+	EXPECT_EQ(bts_pebs_decode(6, r, sizeof(r), &p, sizeof(p)), -BTS_E_FORMAT);
+	EXPECT_EQ(bts_pebs_decode(2, r, 191, &p, sizeof(p)), -BTS_E_FORMAT);
 	r[0] = 40ULL << 48;	/* basic group only is 32 bytes */
-	EXPECT_EQ(bts_pebs_decode(4, r, sizeof(r), &p), -BTS_E_FORMAT);
+	EXPECT_EQ(bts_pebs_decode(4, r, sizeof(r), &p, sizeof(p)), -BTS_E_FORMAT);
 	r[0] = (32ULL + 3 * 24) << 48 | (1ULL << 3) | (2ULL << 24);
-	EXPECT_EQ(bts_pebs_decode(5, r, 64, &p), -BTS_E_FORMAT);
-	EXPECT_EQ(bts_pebs_decode(5, r, sizeof(r), &p), 104);
-	EXPECT_EQ(bts_pebs_decode(0, NULL, 144, &p), -BTS_E_INVAL);
+	EXPECT_EQ(bts_pebs_decode(5, r, 64, &p, sizeof(p)), -BTS_E_FORMAT);
+	EXPECT_EQ(bts_pebs_decode(5, r, sizeof(r), &p, sizeof(p)), 104);
+	EXPECT_EQ(bts_pebs_decode(0, NULL, 144, &p, sizeof(p)), -BTS_E_INVAL);
 }

@@ -51,14 +51,14 @@ TEST(percpu_api, start_checks_its_arguments)
 {
 	struct bts_percpu *p = NULL;
 
-	EXPECT_EQ(bts_percpu_start(0, 4096, PTBTS_MODE_RING, &p), -BTS_E_INVAL);
-	EXPECT_EQ(bts_percpu_start(1, 4096, PTBTS_MODE_BLOCK, &p), -BTS_E_INVAL);
-	EXPECT_EQ(bts_percpu_start(1, 4096, PTBTS_MODE_RING, NULL), -BTS_E_INVAL);
+	EXPECT_EQ(bts_percpu_new(0, 4096, PTBTS_MODE_RING, &p), -BTS_E_INVAL);
+	EXPECT_EQ(bts_percpu_new(1, 4096, PTBTS_MODE_BLOCK, &p), -BTS_E_INVAL);
+	EXPECT_EQ(bts_percpu_new(1, 4096, PTBTS_MODE_RING, NULL), -BTS_E_INVAL);
 	EXPECT_TRUE(p == NULL);
-	EXPECT_EQ(bts_percpu_probe(NULL), -BTS_E_INVAL);
+	EXPECT_EQ(bts_percpu_probe(NULL, 0), -BTS_E_INVAL);
 	EXPECT_EQ(bts_percpu_status(NULL, 0, NULL), -BTS_E_INVAL);
 	EXPECT_TRUE(bts_percpu_records(NULL, 0, NULL) == NULL);
-	bts_percpu_stop(NULL);
+	bts_percpu_free(NULL);
 }
 
 /* The host never has the module: the start says so, nothing is made. */
@@ -66,7 +66,7 @@ TEST(percpu_api, start_without_the_module)
 {
 	struct bts_percpu *p = NULL;
 
-	EXPECT_EQ(bts_percpu_start(3, 4096, PTBTS_MODE_RING, &p), -BTS_E_NOSOURCE);
+	EXPECT_EQ(bts_percpu_new(3, 4096, PTBTS_MODE_RING, &p), -BTS_E_NOSOURCE);
 	EXPECT_STREQ(bts_errdetail(), "per-CPU mode: " PTBTS_DEVICE
 		     " not present: module not loaded");
 	EXPECT_TRUE(p == NULL);
@@ -79,7 +79,7 @@ TEST(percpu_api, probe_without_the_module)
 
 	fake_root_intel("3\n", "3\n", "Mitigation: PTI\n", "[none] integrity confidentiality\n");
 	fake_root_enter();
-	EXPECT_EQ(bts_percpu_probe(&info), 0);
+	EXPECT_EQ(bts_percpu_probe(&info, sizeof(info)), 0);
 	fake_root_leave();
 	EXPECT_FALSE(info.available);
 	EXPECT_STREQ(info.why, "the ptrace_bts module is not loaded: the kmod "

@@ -308,7 +308,7 @@ TEST(perf_bts, session_refused_here)
 
 	machine("GenuineIntel", 0x2d, "2\n");
 	fake_root_enter();
-	EXPECT_EQ(bts_session_spawn(argv, &o, &s), -BTS_E_NOSOURCE);
+	EXPECT_EQ(bts_session_new_spawn(argv, &o, &s), -BTS_E_NOSOURCE);
 	fake_root_leave();
 	EXPECT_STREQ(bts_errdetail(), "perf-bts: BTS support has been disabled for the "
 		     "target cpu.");

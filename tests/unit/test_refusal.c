@@ -60,9 +60,9 @@ TEST(refusal, unknown_check_is_invalid)
 {
 	struct bts_refusal r;
 
-	EXPECT_EQ(bts_refusal_check(BTS_REFUSAL_MAX, &r), -BTS_E_INVAL);
-	EXPECT_EQ(bts_refusal_check(-1, &r), -BTS_E_INVAL);
-	EXPECT_EQ(bts_refusal_check(BTS_REFUSAL_PTI, NULL), -BTS_E_INVAL);
+	EXPECT_EQ(bts_refusal_check(BTS_REFUSAL_MAX, &r, sizeof(r)), -BTS_E_INVAL);
+	EXPECT_EQ(bts_refusal_check(-1, &r, sizeof(r)), -BTS_E_INVAL);
+	EXPECT_EQ(bts_refusal_check(BTS_REFUSAL_PTI, NULL, 0), -BTS_E_INVAL);
 }
 
 TEST(refusal, yama_lines)
@@ -305,19 +305,19 @@ TEST(refusal, refusal_for_picks_the_first)
 	fake_root_file("sys/devices/system/cpu/vulnerabilities/meltdown", "Mitigation: PTI\n");
 	fake_root_enter();
 	/* Yama 1 refuses attaching only. */
-	EXPECT_EQ(bts_refusal_for(BTS_SOURCE_AUTO, false, &r), 0);
-	EXPECT_EQ(bts_refusal_for(BTS_SOURCE_AUTO, true, &r), 1);
+	EXPECT_EQ(bts_refusal_for(BTS_SOURCE_AUTO, false, &r, sizeof(r)), 0);
+	EXPECT_EQ(bts_refusal_for(BTS_SOURCE_AUTO, true, &r, sizeof(r)), 1);
 	EXPECT_EQ(r.check, BTS_REFUSAL_YAMA);
-	EXPECT_EQ(bts_refusal_for(PTBTS_SOURCE_PTRACE_STEP, false, &r), 0);
-	EXPECT_EQ(bts_refusal_for(PTBTS_SOURCE_PERF_BTS, false, &r), 1);
+	EXPECT_EQ(bts_refusal_for(PTBTS_SOURCE_PTRACE_STEP, false, &r, sizeof(r)), 0);
+	EXPECT_EQ(bts_refusal_for(PTBTS_SOURCE_PERF_BTS, false, &r, sizeof(r)), 1);
 	EXPECT_EQ(r.check, BTS_REFUSAL_PARANOID);
 	EXPECT_STREQ(r.line, "You do not have permission to record the process.  Try "
 		     "setting /proc/sys/kernel/perf_event_paranoid to 2 or less.");
-	EXPECT_EQ(bts_refusal_for(PTBTS_SOURCE_KMOD_BTS, false, &r), 1);
+	EXPECT_EQ(bts_refusal_for(PTBTS_SOURCE_KMOD_BTS, false, &r, sizeof(r)), 1);
 	EXPECT_EQ(r.check, BTS_REFUSAL_PTI);
-	EXPECT_EQ(bts_refusal_for(PTBTS_SOURCE_KMOD_STEP, false, &r), 1);
+	EXPECT_EQ(bts_refusal_for(PTBTS_SOURCE_KMOD_STEP, false, &r, sizeof(r)), 1);
 	EXPECT_EQ(r.check, BTS_REFUSAL_MODULE);
-	EXPECT_EQ(bts_refusal_for(PTBTS_SOURCE_NONE, false, &r), 0);
-	EXPECT_EQ(bts_refusal_for(PTBTS_SOURCE_MAX, false, &r), 0);
+	EXPECT_EQ(bts_refusal_for(PTBTS_SOURCE_NONE, false, &r, sizeof(r)), 0);
+	EXPECT_EQ(bts_refusal_for(PTBTS_SOURCE_MAX, false, &r, sizeof(r)), 0);
 	fake_root_leave();
 }

@@ -60,23 +60,26 @@ static int record(char *const argv[], int mode, uint64_t size, const char *out,
 	struct bts_writer *w = NULL;
 	int err;
 
-	if (out && bts_writer_open(out, &w))
+	if (out && bts_writer_new(out, &w))
 		FAIL("writer: %s", bts_errdetail());
 	o.writer = w;
 	alarm(GUARD_S);
-	err = bts_session_spawn(argv, &o, &s);
+	err = bts_session_new_spawn(argv, &o, &s);
 	if (err) {
 		if (w)
-			bts_writer_abort(w);
+			bts_writer_free(w);
 		alarm(0);
 		return err;
 	}
 	err = bts_session_run(s);
 	alarm(0);
-	bts_session_stats(s, st);
+	bts_session_stats(s, st, sizeof(*st));
 	bts_session_free(s);
-	if (w && bts_writer_close(w))
-		FAIL("writer close: %s", bts_errdetail());
+	if (w && bts_writer_finish(w)) {
+		bts_writer_free(w);
+		FAIL("writer finish: %s", bts_errdetail());
+	}
+	bts_writer_free(w);
 	return err;
 }
 
@@ -88,7 +91,7 @@ static void count(const struct bts_trace *t, size_t thread, uint64_t target,
 
 	memset(c, 0, sizeof(*c));
 	bts_trace_records(t, thread, &it);
-	while (bts_rec_next(&it, &r) == 1) {
+	while (bts_rec_iter_next(&it, &r) == 1) {
 		int kind = bts_record_kind(&r);
 
 		c->total++;
@@ -113,7 +116,7 @@ static struct bts_trace *open_trace(const char *path)
 {
 	struct bts_trace *t;
 
-	if (bts_trace_open(path, &t))
+	if (bts_trace_new(path, &t))
 		FAIL("%s: %s", path, bts_errdetail());
 	return t;
 }
@@ -126,9 +129,9 @@ TEST(session, spawn_missing_program)
 	char *argv2[] = { "/nonexistent/dir/prog", NULL };
 	struct bts_session *s = NULL;
 
-	EXPECT_EQ(bts_session_spawn(argv, NULL, &s), -BTS_E_NOENT);
+	EXPECT_EQ(bts_session_new_spawn(argv, NULL, &s), -BTS_E_NOENT);
 	EXPECT_TRUE(strstr(bts_errdetail(), "no-such-program-bts-test") != NULL);
-	EXPECT_EQ(bts_session_spawn(argv2, NULL, &s), -BTS_E_NOENT);
+	EXPECT_EQ(bts_session_new_spawn(argv2, NULL, &s), -BTS_E_NOENT);
 	EXPECT_TRUE(s == NULL);
 }
 
@@ -145,16 +148,16 @@ TEST(session, spawn_not_executable)
 	fputs("#!/bin/sh\n", f);
 	fclose(f);
 	chmod(plain, 0644);
-	EXPECT_EQ(bts_session_spawn(argv, NULL, &s), -BTS_E_NOEXEC);
+	EXPECT_EQ(bts_session_new_spawn(argv, NULL, &s), -BTS_E_NOEXEC);
 	EXPECT_TRUE(strstr(bts_errdetail(), plain) != NULL);
-	EXPECT_EQ(bts_session_spawn(argv_dir, NULL, &s), -BTS_E_NOEXEC);
+	EXPECT_EQ(bts_session_new_spawn(argv_dir, NULL, &s), -BTS_E_NOEXEC);
 	/* executable bits, but no format the kernel knows: exec says ENOEXEC */
 	f = fopen(junk, "w");
 	ASSERT_TRUE(f != NULL);
 	fputs("\x01\x02junk", f);
 	fclose(f);
 	chmod(junk, 0755);
-	EXPECT_EQ(bts_session_spawn(argv_junk, NULL, &s), -BTS_E_NOEXEC);
+	EXPECT_EQ(bts_session_new_spawn(argv_junk, NULL, &s), -BTS_E_NOEXEC);
 	EXPECT_TRUE(strstr(bts_errdetail(), junk) != NULL);
 	EXPECT_TRUE(s == NULL);
 	/* no child is left behind */
@@ -169,13 +172,13 @@ TEST(session, bad_options)
 	BTS_OPTS(bts_session_opts, o, .mode = 9);
 	struct bts_session *s = NULL;
 
-	EXPECT_EQ(bts_session_spawn(argv, &o, &s), -BTS_E_INVAL);
+	EXPECT_EQ(bts_session_new_spawn(argv, &o, &s), -BTS_E_INVAL);
 	o.mode = PTBTS_MODE_RING;
 	o.buffer_size = 10;
-	EXPECT_EQ(bts_session_spawn(argv, &o, &s), -BTS_E_INVAL);
+	EXPECT_EQ(bts_session_new_spawn(argv, &o, &s), -BTS_E_INVAL);
 	o.buffer_size = 0;
 	o.source = PTBTS_SOURCE_KMOD_BTS;
-	EXPECT_EQ(bts_session_spawn(argv, &o, &s), -BTS_E_NOSOURCE);
+	EXPECT_EQ(bts_session_new_spawn(argv, &o, &s), -BTS_E_NOSOURCE);
 	EXPECT_TRUE(s == NULL);
 }
 
@@ -215,7 +218,7 @@ TEST(session, block_mode_counts_every_call)
 	EXPECT_EQ(c.execs, 0u);
 	EXPECT_EQ(c.total, st.records);
 	EXPECT_EQ(ti->nrecords, st.records);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(addrs);
 	free(out);
 	free(prog);
@@ -249,7 +252,7 @@ TEST(session, maps_cover_every_branch)
 	EXPECT_EQ(self, 1u);
 	EXPECT_EQ(vdso, 1u);
 	bts_trace_records(t, 0, &it);
-	while (bts_rec_next(&it, &r) == 1) {
+	while (bts_rec_iter_next(&it, &r) == 1) {
 		bool in_from = false, in_to = false;
 
 		if (!r.from)
@@ -261,7 +264,7 @@ TEST(session, maps_cover_every_branch)
 		outside += !in_from + !in_to;
 	}
 	EXPECT_EQ(outside, 0u);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(addrs);
 	free(out);
 	free(prog);
@@ -289,10 +292,10 @@ TEST(session, ring_mode_keeps_newest)
 	EXPECT_GT(st.lost, 200u);
 	EXPECT_EQ(st.records, 17u);
 	bts_trace_records(t, 0, &it);
-	ASSERT_EQ(bts_rec_next(&it, &r), 1);
+	ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
 	EXPECT_EQ(bts_record_kind(&r), PTBTS_KIND_LOST);
 	EXPECT_EQ(r.from, 0u);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(addrs);
 	free(out);
 	free(prog);
@@ -350,7 +353,7 @@ TEST(session, threads_each_have_their_records)
 		}
 	}
 	EXPECT_EQ(workers, 4u);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(addrs);
 	free(out);
 	free(prog);
@@ -375,7 +378,7 @@ TEST(session, group_stop_then_exec)
 	count(t, 0, 0, 0, &c);
 	EXPECT_EQ(c.execs, 1u);
 	EXPECT_EQ(c.gaps, 0u);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(out);
 	free(prog);
 }
@@ -442,7 +445,7 @@ TEST(session, stop_kills_a_spawned_program)
 	pthread_t th;
 
 	alarm(GUARD_S);
-	ASSERT_EQ(bts_session_spawn(argv, NULL, &s), 0);
+	ASSERT_EQ(bts_session_new_spawn(argv, NULL, &s), 0);
 	signalled = s;
 	sigemptyset(&sa.sa_mask);
 	ASSERT_EQ(sigaction(SIGUSR2, &sa, &old), 0);
@@ -453,7 +456,7 @@ TEST(session, stop_kills_a_spawned_program)
 	pthread_join(th, NULL);
 	sigaction(SIGUSR2, &old, NULL);
 	alarm(0);
-	bts_session_stats(s, &st);
+	bts_session_stats(s, &st, sizeof(st));
 	EXPECT_TRUE(st.exited);
 	EXPECT_TRUE(WIFSIGNALED(st.status));
 	EXPECT_EQ(WTERMSIG(st.status), SIGKILL);
@@ -486,10 +489,10 @@ TEST(session, attach_then_detach_leaves_it_running)
 	}
 	wait_file(ready);
 	read_addrs(ready, &target, NULL);
-	ASSERT_EQ(bts_writer_open(out, &w), 0);
+	ASSERT_EQ(bts_writer_new(out, &w), 0);
 	BTS_OPTS(bts_session_opts, o, .mode = PTBTS_MODE_BLOCK, .writer = w);
 	alarm(GUARD_S);
-	ASSERT_EQ(bts_session_attach(pid, &o, &s), 0);
+	ASSERT_EQ(bts_session_new_attach(pid, &o, &s), 0);
 	/* stopped once the traced program wrote the file again */
 	sp.s = s;
 	sp.ready = ready;
@@ -498,11 +501,12 @@ TEST(session, attach_then_detach_leaves_it_running)
 	EXPECT_EQ(bts_session_run(s), 0);
 	pthread_join(th, NULL);
 	alarm(0);
-	bts_session_stats(s, &st);
+	bts_session_stats(s, &st, sizeof(st));
 	EXPECT_FALSE(st.exited);
 	EXPECT_EQ(st.pid, pid);
 	bts_session_free(s);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 
 	/* still alive and untraced: only our SIGKILL ends it */
 	EXPECT_EQ(waitpid(pid, &status, WNOHANG), 0);
@@ -515,7 +519,7 @@ TEST(session, attach_then_detach_leaves_it_running)
 	count(t, 0, target, 0, &c);
 	EXPECT_GT(c.calls, 0u);
 	EXPECT_EQ(c.gaps, 0u);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(ready);
 	free(out);
 	free(prog);
@@ -525,8 +529,8 @@ TEST(session, attach_errors)
 {
 	struct bts_session *s = NULL;
 
-	EXPECT_EQ(bts_session_attach(0x3ffffff0, NULL, &s), -BTS_E_SRCH);
-	EXPECT_EQ(bts_session_attach(getpid(), NULL, &s), -BTS_E_PERM);
+	EXPECT_EQ(bts_session_new_attach(0x3ffffff0, NULL, &s), -BTS_E_SRCH);
+	EXPECT_EQ(bts_session_new_attach(getpid(), NULL, &s), -BTS_E_PERM);
 	EXPECT_TRUE(s == NULL);
 }
 
@@ -554,7 +558,7 @@ TEST(session, source_names)
 TEST(session, probe_sources)
 {
 	struct bts_source_info info[8];
-	int n = bts_probe_sources(info, 8), i;
+	int n = bts_probe_sources(info, 8, sizeof(*info)), i;
 
 	ASSERT_EQ(n, 5);
 	EXPECT_EQ(info[0].source, PTBTS_SOURCE_KMOD_BTS);
@@ -570,7 +574,7 @@ TEST(session, probe_sources)
 	EXPECT_FALSE(info[3].available);
 	EXPECT_TRUE(info[3].why[0] != '\0');
 	/* a short array is filled as far as it goes */
-	EXPECT_EQ(bts_probe_sources(info, 1), 5);
+	EXPECT_EQ(bts_probe_sources(info, 1, sizeof(*info)), 5);
 }
 
 TEST(session, maps_of_self)
@@ -583,7 +587,7 @@ TEST(session, maps_of_self)
 	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	ASSERT_GT(len, 0);
 	self[len] = 0;
-	n = bts_maps_read(getpid(), &maps);
+	n = bts_maps_new(getpid(), &maps);
 	ASSERT_GT(n, 1);
 	for (i = 0; i < n; i++) {
 		EXPECT_TRUE(maps[i].prot & 4);	/* PROT_EXEC */
@@ -599,7 +603,7 @@ TEST(session, maps_of_self)
 	EXPECT_EQ(vdso, 1);
 	EXPECT_EQ(exe, 1);
 	bts_maps_free(maps, (size_t)n);
-	EXPECT_EQ(bts_maps_read(0x3ffffff0, &maps), -BTS_E_SRCH);
+	EXPECT_EQ(bts_maps_new(0x3ffffff0, &maps), -BTS_E_SRCH);
 }
 
 TEST(session, read_code_of_self)
@@ -630,7 +634,7 @@ TEST(session, records_32bit_programs)
 	t = open_trace(out);
 	EXPECT_EQ(bts_trace_process_bits(t, bts_trace_process(t, 0)->pid), 32);
 	EXPECT_GT(bts_trace_thread(t, 0)->nrecords, (uint64_t)3000);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	EXPECT_EQ(waitpid(-1, NULL, WNOHANG), -1);
 	free(out);
 	free(prog);
@@ -653,7 +657,7 @@ TEST(session, undecodable_code_gives_a_gap)
 	read_addrs(addrs, &bad, &handler);
 	t = open_trace(out);
 	bts_trace_records(t, 0, &it);
-	while (bts_rec_next(&it, &r) == 1) {
+	while (bts_rec_iter_next(&it, &r) == 1) {
 		int kind = bts_record_kind(&r);
 
 		if (kind == PTBTS_KIND_GAP) {
@@ -671,7 +675,7 @@ TEST(session, undecodable_code_gives_a_gap)
 	}
 	EXPECT_EQ(gaps, 1u);
 	EXPECT_EQ(signals, 1u);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(addrs);
 	free(out);
 	free(prog);
@@ -694,14 +698,14 @@ TEST(session, restarted_syscall_records_nothing_extra)
 	read_addrs(addrs, &after, NULL);
 	t = open_trace(out);
 	bts_trace_records(t, 0, &it);
-	while (bts_rec_next(&it, &r) == 1) {
+	while (bts_rec_iter_next(&it, &r) == 1) {
 		if (r.from != after)
 			continue;
 		from_after++;
 		EXPECT_EQ(r.to, after + 2);
 	}
 	EXPECT_EQ(from_after, 1u);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(addrs);
 	free(out);
 	free(prog);

@@ -39,12 +39,12 @@ static struct bts_trace *self_trace_as(const char *path, bool deleted,
 	struct bts_map *maps;
 	struct bts_writer *w;
 	struct bts_trace *t;
-	int n = bts_maps_read(getpid(), &maps);
+	int n = bts_maps_new(getpid(), &maps);
 
 	ASSERT_GT(n, 0);
 	self_exe(exe, sizeof(exe));
 	snprintf(gone, sizeof(gone), "%s (deleted)", exe);
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_session(w, PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_BLOCK, 4096), 0);
 	ASSERT_EQ(bts_writer_process(w, getpid(), 1, "self"), 0);
 	for (int i = 0; i < n; i++) {
@@ -58,8 +58,9 @@ static struct bts_trace *self_trace_as(const char *path, bool deleted,
 		ASSERT_EQ(bts_writer_map(w, getpid(), &m), 0);
 	}
 	bts_maps_free(maps, n);
-	ASSERT_EQ(bts_writer_close(w), 0);
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	return t;
 }
 
@@ -113,7 +114,7 @@ TEST(symbols, own_function_and_line)
 	expect_probe(s, probe + 1, 1);
 	expect_probe(s, probe, 0);	/* from the cache */
 	bts_symbolizer_free(s);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }
 
@@ -146,7 +147,7 @@ TEST(symbols, relative_compilation_directory_as_gdb_shows_it)
 		EXPECT_EQ(line, want[i].line);
 	}
 	bts_symbolizer_free(s);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }
 
@@ -174,7 +175,7 @@ TEST(symbols, answers_survive_the_cache_forgetting_them)
 	expect_probe(s, probe, 0);
 	expect_probe(s, probe + 2, 2);
 	bts_symbolizer_free(s);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }
 
@@ -202,7 +203,7 @@ TEST(symbols, unknown_addresses_and_bad_arguments)
 		  -BTS_E_INVAL);
 	EXPECT_TRUE(bts_symbolizer_warning(s, 0) == NULL);
 	bts_symbolizer_free(s);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }
 
@@ -222,7 +223,7 @@ TEST(symbols, deleted_file_is_found_by_its_build_id)
 		EXPECT_TRUE(strncmp(w, exe, strlen(exe)));
 	expect_probe(s, (uintptr_t)symbols_probe, 0);
 	bts_symbolizer_free(s);
-	bts_trace_close(t);
+	bts_trace_free(t);
 
 	/* Without a build-id, the file at the path could be any file. */
 	unlink(path);
@@ -234,6 +235,6 @@ TEST(symbols, deleted_file_is_found_by_its_build_id)
 	EXPECT_EQ(bts_symbolize(s, (uintptr_t)symbols_probe, &name, &off),
 		  -BTS_E_INVAL);
 	bts_symbolizer_free(s);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }

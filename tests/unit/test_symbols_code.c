@@ -24,7 +24,7 @@ static char *tmp(const char *name)
 
 static void start(const char *path, struct bts_writer **w)
 {
-	ASSERT_EQ(bts_writer_open(path, w), 0);
+	ASSERT_EQ(bts_writer_new(path, w), 0);
 	ASSERT_EQ(bts_writer_session(*w, PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_BLOCK, 4096), 0);
 	ASSERT_EQ(bts_writer_process(*w, PID, 1, "/bin/sh"), 0);
 }
@@ -49,7 +49,7 @@ static int open_copy(const uint8_t *bytes, size_t n, struct bts_trace **t,
 {
 	*copy = malloc(n);
 	memcpy(*copy, bytes, n);
-	return bts_trace_open_mem(*copy, n, t);
+	return bts_trace_new_mem(*copy, n, t);
 }
 
 TEST(symbols_code, round_trip)
@@ -64,21 +64,22 @@ TEST(symbols_code, round_trip)
 
 	start(path, &w);
 	ASSERT_EQ(bts_writer_code(w, PID, 0x7fff1000, "0123456789", 10), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 
 	/* Header 16, session 24, process 32: the code chunk is at 72. */
 	bytes = slurp(path, &len);
 	memcpy(&type, bytes + 72, 4);
 	EXPECT_EQ(type, BTS_CHUNK_CODE | BTS_CHUNK_OPTIONAL);
 
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	ASSERT_EQ(bts_trace_code(t, PID, &code), (size_t)1);
 	EXPECT_EQ(code[0].addr, 0x7fff1000u);
 	EXPECT_EQ(code[0].len, 10u);
 	EXPECT_EQ(memcmp(code[0].bytes, "0123456789", 10), 0);
 	EXPECT_EQ(bts_trace_code(t, PID + 1, &code), (size_t)0);
 	EXPECT_TRUE(code == NULL);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }
 
@@ -94,8 +95,9 @@ TEST(symbols_code, later_copies_replace_what_they_overlap)
 	ASSERT_EQ(bts_writer_code(w, PID, 0x1008, "bbbbbbbbbbbbbbbb", 16), 0);
 	ASSERT_EQ(bts_writer_code(w, PID, 0x0ff8, "cccccccccccc", 12), 0);
 	ASSERT_EQ(bts_writer_code(w, PID, 0x2000, "d", 1), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	ASSERT_EQ(bts_trace_code(t, PID, &c), (size_t)4);
 	EXPECT_EQ(c[0].addr, 0xff8u);
 	EXPECT_EQ(c[0].len, 12u);
@@ -108,7 +110,7 @@ TEST(symbols_code, later_copies_replace_what_they_overlap)
 	EXPECT_EQ(c[2].bytes[15], 'b');
 	EXPECT_EQ(c[3].addr, 0x2000u);
 	EXPECT_EQ(c[3].len, 1u);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }
 
@@ -124,7 +126,8 @@ TEST(symbols_code, writer_refuses_bad_copies)
 	EXPECT_EQ(bts_writer_code(w, PID, ~0ull, "ab", 2), -BTS_E_INVAL);
 	EXPECT_STREQ(bts_errdetail(), "a malformed code copy of process 100");
 	/* The file stays whole and readable. */
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	free(path);
 }
 
@@ -140,12 +143,13 @@ static int damaged(void (*damage)(uint8_t *b, size_t *len))
 
 	start(path, &w);
 	ASSERT_EQ(bts_writer_code(w, PID, 0x7fff1000, "0123456789", 10), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	bytes = slurp(path, &len);
 	damage(bytes, &len);
 	err = open_copy(bytes, len, &t, &copy);
 	if (!err)
-		bts_trace_close(t);
+		bts_trace_free(t);
 	free(copy);
 	unlink(path);
 	free(path);
@@ -222,10 +226,10 @@ static struct bts_trace *self_trace(const char *path, bool copy_vdso)
 	struct bts_map *maps;
 	struct bts_writer *w;
 	struct bts_trace *t;
-	int n = bts_maps_read(getpid(), &maps);
+	int n = bts_maps_new(getpid(), &maps);
 
 	ASSERT_GT(n, 0);
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_session(w, PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_BLOCK, 4096), 0);
 	ASSERT_EQ(bts_writer_process(w, getpid(), 1, "self"), 0);
 	for (int i = 0; i < n; i++) {
@@ -236,8 +240,9 @@ static struct bts_trace *self_trace(const char *path, bool copy_vdso)
 						  maps[i].end - maps[i].start), 0);
 	}
 	bts_maps_free(maps, n);
-	ASSERT_EQ(bts_writer_close(w), 0);
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	return t;
 }
 
@@ -267,13 +272,13 @@ TEST(symbols_code, vdso_without_a_copy_is_said)
 	EXPECT_EQ(warnings(s, "[vdso]"), 1);
 	EXPECT_EQ(bts_symbolize(s, vdso + 0x400, &name, &off), -BTS_E_INVAL);
 	bts_symbolizer_free(s);
-	bts_trace_close(t);
+	bts_trace_free(t);
 
 	unlink(path);
 	t = self_trace(path, true);
 	ASSERT_EQ(bts_symbolizer_new(t, getpid(), &s), 0);
 	EXPECT_EQ(warnings(s, "[vdso]"), 0);
 	bts_symbolizer_free(s);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }

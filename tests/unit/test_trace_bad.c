@@ -131,15 +131,15 @@ static int check(const void *bytes, size_t n)
 	int err;
 
 	memcpy(copy, bytes, n);
-	err = bts_trace_open_mem(copy, n, &t);
+	err = bts_trace_new_mem(copy, n, &t);
 	if (!err) {
 		for (size_t i = 0; i < bts_trace_nprocesses(t); i++)
 			bts_trace_maps(t, bts_trace_process(t, i)->pid, &maps);
 		for (size_t i = 0; i < bts_trace_nthreads(t); i++)
-			for (bts_trace_records(t, i, &it); bts_rec_next(&it, &r);)
+			for (bts_trace_records(t, i, &it); bts_rec_iter_next(&it, &r);)
 				if (bts_record_kind(&r) < 0)
 					FAIL("a record the reader let through");
-		bts_trace_close(t);
+		bts_trace_free(t);
 	}
 	free(copy);
 	return err;
@@ -173,14 +173,15 @@ TEST(trace_bad, writer_matches_the_layout)
 	int fd;
 
 	sample(&m);
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_session(w, PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_BLOCK, 4096), 0);
 	ASSERT_EQ(bts_writer_process(w, 100, 1, "/bin/sh"), 0);
 	ASSERT_EQ(bts_writer_thread(w, 100, 100), 0);
 	ASSERT_EQ(bts_writer_map(w, 100, &map), 0);
 	ASSERT_EQ(bts_writer_records(w, 100, 100, two, 2), 0);
 	ASSERT_EQ(bts_writer_exit(w, 100, 0, 0), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	fd = open(path, O_RDONLY);
 	ASSERT_EQ(read(fd, bytes, sizeof(bytes)), (ssize_t)m.n);
 	close(fd);
@@ -426,12 +427,12 @@ TEST(trace_bad, unknown_optional_chunk_is_skipped)
 	chunk(&m, 63 | BTS_CHUNK_OPTIONAL, NULL, 0, NULL, 0);
 	end(&m);
 	ASSERT_EQ(check_img(&m), 0);
-	ASSERT_EQ(bts_trace_open_mem(m.b, m.n, &t), 0);
+	ASSERT_EQ(bts_trace_new_mem(m.b, m.n, &t), 0);
 	ASSERT_EQ(bts_trace_nthreads(t), (size_t)1);
 	bts_trace_records(t, 0, &it);
-	ASSERT_EQ(bts_rec_next(&it, &r), 1);
+	ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
 	EXPECT_EQ(r.from, 0x401000u);
-	bts_trace_close(t);
+	bts_trace_free(t);
 }
 
 TEST(trace_bad, reserved_record_bits)
@@ -630,9 +631,9 @@ TEST(trace_bad, start_chunk_is_checked)
 	chunk(&m, opt, &st, sizeof(st), NULL, 0);
 	records(&m, 100, 100, two, 2);
 	end(&m);
-	ASSERT_EQ(bts_trace_open_mem(m.b, m.n, &t), 0);
+	ASSERT_EQ(bts_trace_new_mem(m.b, m.n, &t), 0);
 	EXPECT_EQ(bts_trace_thread(t, 0)->start, (uint64_t)0x401000);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	start(&m);
 	chunk(&m, opt, &st, sizeof(st) - 8, NULL, 0);
 	end(&m);

@@ -38,7 +38,7 @@ static char *write_trace(const char *name)
 
 	for (size_t i = 0; i < NRECS; i++)
 		recs[i] = rec(i);
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_format(w, BTS_FORMAT_RAW), 0);
 	ASSERT_EQ(bts_writer_session(w, PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_BLOCK, 4096), 0);
 	ASSERT_EQ(bts_writer_process(w, PID, 1, EXE), 0);
@@ -48,7 +48,8 @@ static char *write_trace(const char *name)
 	ASSERT_EQ(bts_writer_exec(w, PID, PID, EXE "-2", 0x401000), 0);
 	ASSERT_EQ(bts_writer_records(w, PID, PID, recs, NRECS), 0);
 	ASSERT_EQ(bts_writer_exit(w, PID, 0, 0), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	return path;
 }
 
@@ -70,7 +71,7 @@ static int read_after_shrink(struct bts_trace *t)
 	if (bts_trace_nimages(t, PID) != 2 || strcmp(bts_trace_image(t, PID, 1)->exe, EXE "-2"))
 		return 4;
 	bts_trace_records(t, 0, &it);
-	while ((ret = bts_rec_next(&it, &r)) > 0)
+	while ((ret = bts_rec_iter_next(&it, &r)) > 0)
 		n++;
 	if (ret != -BTS_E_IO || !strstr(bts_errdetail(), "shrank since it was opened"))
 		return 5;
@@ -84,7 +85,7 @@ TEST(trace_changes, what_the_trace_keeps_outlives_the_file_shrinking)
 	int status;
 	pid_t pid;
 
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	/* As "cp new.btr old.btr" starts: the file is truncated in place. */
 	ASSERT_EQ(truncate(path, 0), 0);
 	pid = fork();
@@ -97,7 +98,7 @@ TEST(trace_changes, what_the_trace_keeps_outlives_the_file_shrinking)
 		harness_fail(__FILE__, __LINE__, "the reader died of signal %d",
 			     WTERMSIG(status));
 	EXPECT_EQ(WEXITSTATUS(status), 0);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	unlink(path);
 	free(path);
 }
@@ -129,7 +130,7 @@ TEST(trace_changes, raw_records_changed_after_opening_are_an_error)
 	int fd, ret;
 	size_t n;
 
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	fd = open(path, O_WRONLY);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(pwrite(fd, &forged, sizeof(forged), at), (ssize_t)sizeof(forged));
@@ -137,21 +138,21 @@ TEST(trace_changes, raw_records_changed_after_opening_are_an_error)
 
 	/* Never the forged record in place of record NRECS / 2. */
 	bts_trace_records(t, 0, &it);
-	for (n = 0; (ret = bts_rec_next(&it, &r)) > 0; n++)
+	for (n = 0; (ret = bts_rec_iter_next(&it, &r)) > 0; n++)
 		if (n == NRECS / 2)
 			EXPECT_NE(r.from, forged.from);
 	EXPECT_EQ(ret, -BTS_E_FORMAT);
 	EXPECT_TRUE(strstr(bts_errdetail(), "changed since the trace was opened") != NULL);
 
 	/* The decoder passes it on: an error, not a history with a hole. */
-	ret = bts_insn_decoder_alloc(t, 0, NULL, &d);
+	ret = bts_insn_decoder_new(t, 0, NULL, &d);
 	if (!ret) {
-		while ((ret = bts_insn_next(d, &e)) > 0)
+		while ((ret = bts_insn_next(d, &e, sizeof(e))) > 0)
 			;
 		bts_insn_decoder_free(d);
 	}
 	EXPECT_EQ(ret, -BTS_E_FORMAT);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	unlink(path);
 	free(path);
 }

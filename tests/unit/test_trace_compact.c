@@ -71,7 +71,7 @@ static void write_two(const char *path, int format, const struct ptbts_record *a
 	struct bts_writer *w;
 	size_t ia = 0, ib = 0;
 
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_format(w, format), 0);
 	ASSERT_EQ(bts_writer_session(w, PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_BLOCK, 4096), 0);
 	ASSERT_EQ(bts_writer_process(w, 7, 1, "/bin/prog"), 0);
@@ -87,7 +87,8 @@ static void write_two(const char *path, int format, const struct ptbts_record *a
 		ib += kb;
 	}
 	ASSERT_EQ(bts_writer_exit(w, 7, 0, 0), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 }
 
 static void expect_records(const struct bts_trace *t, size_t thread,
@@ -98,7 +99,7 @@ static void expect_records(const struct bts_trace *t, size_t thread,
 	size_t i = 0;
 
 	ASSERT_EQ(bts_trace_thread(t, thread)->nrecords, (uint64_t)n);
-	for (bts_trace_records(t, thread, &it); bts_rec_next(&it, &r) == 1; i++) {
+	for (bts_trace_records(t, thread, &it); bts_rec_iter_next(&it, &r) == 1; i++) {
 		ASSERT_LT(i, n);
 		if (memcmp(&r, &want[i], sizeof(r)))
 			FAIL("record %zu: %llx %llx %llx, want %llx %llx %llx", i,
@@ -132,13 +133,13 @@ TEST(trace_compact, random_round_trip_in_both_formats)
 		struct bts_trace *t;
 
 		write_two(path, formats[f], a, na, b, nb);
-		ASSERT_EQ(bts_trace_open(path, &t), 0);
+		ASSERT_EQ(bts_trace_new(path, &t), 0);
 		EXPECT_EQ(bts_trace_format(t), formats[f]);
 		ASSERT_EQ(bts_trace_nthreads(t), (size_t)2);
 		expect_records(t, 0, a, na);
 		expect_records(t, 1, b, nb);
 		EXPECT_TRUE(bts_trace_thread(t, 0)->exited);
-		bts_trace_close(t);
+		bts_trace_free(t);
 		size[f] = file_size(path);
 		free(path);
 	}
@@ -157,17 +158,18 @@ TEST(trace_compact, raw_files_still_read)
 	struct bts_trace *t;
 
 	random_records(r, 1000);
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_process(w, 3, 1, "/x"), 0);
 	ASSERT_EQ(bts_writer_thread(w, 3, 3), 0);
 	ASSERT_EQ(bts_writer_records(w, 3, 3, r, 1000), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	/* header, process (16 + 3 -> 24), thread, records, end */
 	EXPECT_EQ(file_size(path), (off_t)(16 + 8 + 24 + 8 + 8 + 8 + 16 + 24000 + 8 + 16));
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	EXPECT_EQ(bts_trace_format(t), BTS_FORMAT_RAW);
 	expect_records(t, 0, r, 1000);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }
 
@@ -186,25 +188,25 @@ TEST(trace_compact, seek)
 
 		unlink(path);
 		write_two(path, formats[f], a, n, a, 10);
-		ASSERT_EQ(bts_trace_open(path, &t), 0);
+		ASSERT_EQ(bts_trace_new(path, &t), 0);
 		bts_trace_records(t, 0, &it);
 		for (uint64_t i = n - 1;; i = i * 7 / 9) {
-			ASSERT_EQ(bts_rec_seek(&it, i), 1);
-			ASSERT_EQ(bts_rec_next(&it, &r), 1);
+			ASSERT_EQ(bts_rec_iter_seek(&it, i), 1);
+			ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
 			EXPECT_EQ(memcmp(&r, &a[i], sizeof(r)), 0);
 			if (i + 1 < n) {
-				ASSERT_EQ(bts_rec_next(&it, &r), 1);
+				ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
 				EXPECT_EQ(memcmp(&r, &a[i + 1], sizeof(r)), 0);
 			}
 			if (!i)
 				break;
 		}
-		EXPECT_EQ(bts_rec_seek(&it, n), 0);
-		EXPECT_EQ(bts_rec_next(&it, &r), 0);
-		EXPECT_EQ(bts_rec_seek(&it, ~0ull), 0);
+		EXPECT_EQ(bts_rec_iter_seek(&it, n), 0);
+		EXPECT_EQ(bts_rec_iter_next(&it, &r), 0);
+		EXPECT_EQ(bts_rec_iter_seek(&it, ~0ull), 0);
 		bts_trace_records(t, 5, &it);
-		EXPECT_EQ(bts_rec_seek(&it, 0), 0);
-		bts_trace_close(t);
+		EXPECT_EQ(bts_rec_iter_seek(&it, 0), 0);
+		bts_trace_free(t);
 		free(path);
 	}
 	free(a);
@@ -216,7 +218,7 @@ TEST(trace_compact, format_is_chosen_before_the_records)
 	char *path = tpath("late.btr");
 	struct bts_writer *w;
 
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	EXPECT_EQ(bts_writer_format(w, 2), -BTS_E_INVAL);
 	EXPECT_EQ(bts_writer_format(w, BTS_FORMAT_COMPACT), 0);
 	ASSERT_EQ(bts_writer_process(w, 3, 1, "/x"), 0);
@@ -224,7 +226,8 @@ TEST(trace_compact, format_is_chosen_before_the_records)
 	ASSERT_EQ(bts_writer_records(w, 3, 3, &r, 1), 0);
 	EXPECT_EQ(bts_writer_format(w, BTS_FORMAT_RAW), -BTS_E_INVAL);
 	EXPECT_STREQ(bts_errdetail(), "the trace format is chosen before any record");
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	free(path);
 }
 
@@ -238,21 +241,20 @@ static int record(const char *prog, const char *out, int format)
 	struct bts_writer *w;
 	int err;
 
-	if (bts_writer_open(out, &w) || bts_writer_format(w, format))
+	if (bts_writer_new(out, &w) || bts_writer_format(w, format))
 		FAIL("writer: %s", bts_errdetail());
 	o.writer = w;
 	alarm(GUARD_S);
-	err = bts_session_spawn(argv, &o, &s);
+	err = bts_session_new_spawn(argv, &o, &s);
 	if (!err) {
 		err = bts_session_run(s);
 		bts_session_free(s);
 	}
 	alarm(0);
-	if (err) {
-		bts_writer_abort(w);
-		return err;
-	}
-	return bts_writer_close(w);
+	if (!err)
+		err = bts_writer_finish(w);
+	bts_writer_free(w);
+	return err;
 }
 
 static struct ptbts_record *all_records(const struct bts_trace *t, size_t th,
@@ -263,7 +265,7 @@ static struct ptbts_record *all_records(const struct bts_trace *t, size_t th,
 	struct bts_rec_iter it;
 
 	*n = 0;
-	for (bts_trace_records(t, th, &it); bts_rec_next(&it, &r[*n]) == 1;)
+	for (bts_trace_records(t, th, &it); bts_rec_iter_next(&it, &r[*n]) == 1;)
 		(*n)++;
 	return r;
 }
@@ -284,31 +286,32 @@ TEST(trace_compact, real_records_round_trip)
 
 	persona = harness_aslr_off();
 	ASSERT_EQ(record(prog, raw, BTS_FORMAT_RAW), 0);
-	ASSERT_EQ(bts_trace_open(raw, &t), 0);
+	ASSERT_EQ(bts_trace_new(raw, &t), 0);
 	ASSERT_GE(bts_trace_nthreads(t), (size_t)1);
 	r = all_records(t, 0, &n);
 	ASSERT_GT(n, (size_t)100);
-	ASSERT_EQ(bts_writer_open(re, &w), 0);
+	ASSERT_EQ(bts_writer_new(re, &w), 0);
 	ASSERT_EQ(bts_writer_format(w, BTS_FORMAT_COMPACT), 0);
 	ASSERT_EQ(bts_writer_process(w, 1, 0, ""), 0);
 	ASSERT_EQ(bts_writer_thread(w, 1, 1), 0);
 	ASSERT_EQ(bts_writer_records(w, 1, 1, r, n), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
-	if (bts_trace_open(re, &t2))
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
+	if (bts_trace_new(re, &t2))
 		FAIL("%s", bts_errdetail());
 	expect_records(t2, 0, r, n);
 	/* A program's branches: the target is well below 4 bytes each. */
 	EXPECT_LT(file_size(re), (off_t)(n * 4));
-	bts_trace_close(t2);
-	bts_trace_close(t);
+	bts_trace_free(t2);
+	bts_trace_free(t);
 	free(r);
 
 	ASSERT_EQ(record(prog, direct, BTS_FORMAT_COMPACT), 0);
 	harness_aslr_restore(persona);
-	ASSERT_EQ(bts_trace_open(direct, &t), 0);
+	ASSERT_EQ(bts_trace_new(direct, &t), 0);
 	EXPECT_EQ(bts_trace_format(t), BTS_FORMAT_COMPACT);
 	EXPECT_EQ(bts_trace_thread(t, 0)->nrecords, (uint64_t)n);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(prog);
 	free(raw);
 	free(re);
@@ -334,12 +337,13 @@ static void sample(struct sample *s)
 
 	random_records(r, 40);
 	unlink(path);
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_format(w, BTS_FORMAT_COMPACT), 0);
 	ASSERT_EQ(bts_writer_process(w, 100, 1, "/p"), 0);
 	ASSERT_EQ(bts_writer_thread(w, 100, 100), 0);
 	ASSERT_EQ(bts_writer_records(w, 100, 100, r, 40), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	s->n = file_size(path);
 	s->b = malloc(s->n);
 	f = fopen(path, "rb");
@@ -363,13 +367,13 @@ static int check(const uint8_t *bytes, size_t n)
 	int err;
 
 	memcpy(copy, bytes, n);
-	err = bts_trace_open_mem(copy, n, &t);
+	err = bts_trace_new_mem(copy, n, &t);
 	if (!err) {
 		for (size_t i = 0; i < bts_trace_nthreads(t); i++)
-			for (bts_trace_records(t, i, &it); bts_rec_next(&it, &r) == 1;)
+			for (bts_trace_records(t, i, &it); bts_rec_iter_next(&it, &r) == 1;)
 				if (bts_record_kind(&r) < 0)
 					FAIL("a record the reader let through");
-		bts_trace_close(t);
+		bts_trace_free(t);
 	}
 	free(copy);
 	return err;

@@ -42,10 +42,10 @@ static int format_of(const char *btr)
 	struct bts_trace *t;
 	int f;
 
-	if (bts_trace_open(btr, &t))
+	if (bts_trace_new(btr, &t))
 		FAIL("%s: %s", btr, bts_errdetail());
 	f = bts_trace_format(t);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	return f;
 }
 

@@ -86,7 +86,7 @@ static void write_sample(const char *path)
 	};
 	struct bts_writer *w;
 
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_session(w, PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_BLOCK,
 				     1 << 20), 0);
 	ASSERT_EQ(bts_writer_process(w, 100, 1, "/bin/prog"), 0);
@@ -103,7 +103,8 @@ static void write_sample(const char *path)
 	ASSERT_EQ(bts_writer_exit(w, 100, 101, 0), 0);
 	ASSERT_EQ(bts_writer_exit(w, 200, 0, 9), 0);		/* SIGKILL */
 	ASSERT_EQ(bts_writer_exit(w, 100, 0, 3 << 8), 0);	/* exit(3) */
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 }
 
 TEST(trace_file, round_trip_of_every_chunk)
@@ -117,7 +118,7 @@ TEST(trace_file, round_trip_of_every_chunk)
 	struct bts_trace *t;
 
 	write_sample(path);
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	EXPECT_EQ(bts_trace_info(t)->version, 1u);
 	EXPECT_EQ(bts_trace_info(t)->source, PTBTS_SOURCE_PTRACE_STEP);
 	EXPECT_EQ(bts_trace_info(t)->mode, PTBTS_MODE_BLOCK);
@@ -160,26 +161,26 @@ TEST(trace_file, round_trip_of_every_chunk)
 
 	/* Thread 100's two batches, oldest first. */
 	bts_trace_records(t, 0, &it);
-	ASSERT_EQ(bts_rec_next(&it, &r), 1);
+	ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
 	expect_rec(&r, 0x1000, 0x2000, 0);
-	ASSERT_EQ(bts_rec_next(&it, &r), 1);
+	ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
 	expect_rec(&r, 0x2010, 0x3000, 0x10);
-	ASSERT_EQ(bts_rec_next(&it, &r), 1);
+	ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
 	expect_rec(&r, 0, 7, PTBTS_MKKIND(PTBTS_KIND_LOST));
-	ASSERT_EQ(bts_rec_next(&it, &r), 1);
+	ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
 	expect_rec(&r, 0x3004, 0x1000, 0);
-	EXPECT_EQ(bts_rec_next(&it, &r), 0);
-	EXPECT_EQ(bts_rec_next(&it, &r), 0);
+	EXPECT_EQ(bts_rec_iter_next(&it, &r), 0);
+	EXPECT_EQ(bts_rec_iter_next(&it, &r), 0);
 	bts_trace_records(t, 1, &it);
-	ASSERT_EQ(bts_rec_next(&it, &r), 1);
+	ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
 	expect_rec(&r, 0x4000, 0x5000, PTBTS_MKKIND(PTBTS_KIND_SIGNAL));
-	EXPECT_EQ(bts_rec_next(&it, &r), 0);
+	EXPECT_EQ(bts_rec_iter_next(&it, &r), 0);
 	bts_trace_records(t, 2, &it);
-	ASSERT_EQ(bts_rec_next(&it, &r), 1);
+	ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
 	expect_rec(&r, 0x7000, 0x7100, 0);
-	EXPECT_EQ(bts_rec_next(&it, &r), 0);
+	EXPECT_EQ(bts_rec_iter_next(&it, &r), 0);
 	bts_trace_records(t, 3, &it);
-	EXPECT_EQ(bts_rec_next(&it, &r), 0);
+	EXPECT_EQ(bts_rec_iter_next(&it, &r), 0);
 
 	ASSERT_EQ(bts_trace_maps(t, 100, &maps), (size_t)2);
 	EXPECT_EQ(maps[0].start, 0x400000u);
@@ -195,7 +196,7 @@ TEST(trace_file, round_trip_of_every_chunk)
 	EXPECT_STREQ(maps[1].path, "[vdso]");
 	EXPECT_EQ(bts_trace_maps(t, 200, &maps), (size_t)0);
 	EXPECT_EQ(bts_trace_maps(t, 300, &maps), (size_t)0);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }
 
@@ -216,12 +217,12 @@ TEST(trace_file, open_mem_reads_unaligned_buffers)
 	fd = open(path, O_RDONLY);
 	ASSERT_EQ(read(fd, buf + 1, st.st_size), st.st_size);
 	close(fd);
-	ASSERT_EQ(bts_trace_open_mem(buf + 1, st.st_size, &t), 0);
+	ASSERT_EQ(bts_trace_new_mem(buf + 1, st.st_size, &t), 0);
 	ASSERT_EQ(bts_trace_nthreads(t), (size_t)3);
 	bts_trace_records(t, thread_index(t, 101), &it);
-	ASSERT_EQ(bts_rec_next(&it, &r), 1);
+	ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
 	expect_rec(&r, 0x4000, 0x5000, PTBTS_MKKIND(PTBTS_KIND_SIGNAL));
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(buf);
 	free(path);
 }
@@ -240,24 +241,25 @@ TEST(trace_file, large_batches_are_split_and_rejoined)
 
 	for (i = 0; i < N; i++)
 		recs[i] = rec(0x1000 + i, 0x2000 + i, 0);
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_process(w, 5, 1, "x"), 0);
 	ASSERT_EQ(bts_writer_thread(w, 5, 5), 0);
 	ASSERT_EQ(bts_writer_records(w, 5, 5, recs, N), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	/* header, process, thread, 3 record chunks of <= 16384, end */
 	ASSERT_EQ(stat(path, &st), 0);
 	EXPECT_EQ(st.st_size, 16 + (8 + 16 + 8) + (8 + 8) + 3 * (8 + 16) +
 			      N * 24 + (8 + 16));
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	EXPECT_EQ(bts_trace_thread(t, 0)->nrecords, (uint64_t)N);
 	bts_trace_records(t, 0, &it);
-	for (i = 0; bts_rec_next(&it, &r); i++)
+	for (i = 0; bts_rec_iter_next(&it, &r); i++)
 		if (r.from != 0x1000 + i || r.to != 0x2000 + i)
 			FAIL("record %llu: 0x%llx", (unsigned long long)i,
 			     (unsigned long long)r.from);
 	EXPECT_EQ(i, (uint64_t)N);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(recs);
 	free(path);
 }
@@ -289,7 +291,7 @@ TEST(trace_file, streaming_keeps_memory_flat)
 	uint64_t n = 0;
 
 	before = heap_in_use();
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_process(w, 7, 1, "/bin/stream"), 0);
 	ASSERT_EQ(bts_writer_thread(w, 7, 7), 0);
 	opened = heap_in_use();
@@ -303,17 +305,18 @@ TEST(trace_file, streaming_keeps_memory_flat)
 			FAIL("heap grew to %zu bytes from %zu after batch %d",
 			     heap_in_use(), opened, b);
 	}
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	EXPECT_EQ(heap_in_use(), before);
 
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	EXPECT_EQ(bts_trace_thread(t, 0)->nrecords, (uint64_t)BATCH * BATCHES);
 	bts_trace_records(t, 0, &it);
-	for (n = 0; bts_rec_next(&it, &r); n++)
+	for (n = 0; bts_rec_iter_next(&it, &r); n++)
 		if (r.from != 0x10000 + n || r.to != 0x20000 + n || r.flags)
 			FAIL("record %llu is wrong", (unsigned long long)n);
 	EXPECT_EQ(n, (uint64_t)BATCH * BATCHES);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }
 
@@ -324,11 +327,12 @@ TEST(trace_file, written_under_a_temporary_name)
 	struct bts_writer *w;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_process(w, 1, 0, "/sbin/init"), 0);
 	EXPECT_FALSE(exists(path));
 	EXPECT_TRUE(exists(tmp));
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	EXPECT_TRUE(exists(path));
 	EXPECT_FALSE(exists(tmp));
 	EXPECT_EQ(count_entries(harness_tmpdir()), 1);
@@ -343,12 +347,12 @@ TEST(trace_file, abort_leaves_nothing)
 
 	for (size_t i = 0; i < 10000; i++)
 		recs[i] = rec(0x1000, 0x2000, 0);
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_process(w, 1, 0, "/sbin/init"), 0);
 	ASSERT_EQ(bts_writer_thread(w, 1, 1), 0);
 	ASSERT_EQ(bts_writer_records(w, 1, 1, recs, 10000), 0);
 	EXPECT_EQ(count_entries(harness_tmpdir()), 1);
-	bts_writer_abort(w);
+	bts_writer_free(w);
 	EXPECT_EQ(count_entries(harness_tmpdir()), 0);
 	free(path);
 }
@@ -365,13 +369,13 @@ TEST(trace_file, unfinished_file_reads_as_truncated)
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
 	for (size_t i = 0; i < 10000; i++)
 		recs[i] = rec(0x1000, 0x2000, 0);
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_process(w, 1, 0, "/sbin/init"), 0);
 	ASSERT_EQ(bts_writer_thread(w, 1, 1), 0);
 	ASSERT_EQ(bts_writer_records(w, 1, 1, recs, 10000), 0);
-	EXPECT_EQ(bts_trace_open(tmp, &t), -BTS_E_TRUNCATED);
+	EXPECT_EQ(bts_trace_new(tmp, &t), -BTS_E_TRUNCATED);
 	EXPECT_TRUE(strstr(bts_errdetail(), "(an interrupted recording?)") != NULL);
-	bts_writer_abort(w);
+	bts_writer_free(w);
 	free(path);
 }
 
@@ -387,7 +391,7 @@ TEST(trace_file, existing_temporary_name_is_refused)
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(write(fd, "mine", 4), 4);
 	close(fd);
-	EXPECT_EQ(bts_writer_open(path, &w), -BTS_E_IO);
+	EXPECT_EQ(bts_writer_new(path, &w), -BTS_E_IO);
 	EXPECT_TRUE(w == NULL);
 	EXPECT_TRUE(strstr(bts_errdetail(), ": File exists") != NULL);
 	EXPECT_TRUE(strstr(bts_errdetail(), tmp) != NULL);
@@ -399,9 +403,9 @@ TEST(trace_file, unwritable_directory_is_an_io_error)
 {
 	struct bts_writer *w;
 
-	EXPECT_EQ(bts_writer_open("/nonexistent-dir/t.btr", &w), -BTS_E_IO);
+	EXPECT_EQ(bts_writer_new("/nonexistent-dir/t.btr", &w), -BTS_E_IO);
 	EXPECT_TRUE(strstr(bts_errdetail(), "No such file or directory") != NULL);
-	EXPECT_EQ(bts_writer_open("", &w), -BTS_E_INVAL);
+	EXPECT_EQ(bts_writer_new("", &w), -BTS_E_INVAL);
 }
 
 /*
@@ -420,7 +424,7 @@ static int write_past_limit(const char *path)
 		return 10;
 	for (size_t i = 0; i < 4096; i++)
 		recs[i] = rec(0x1000, 0x2000, 0);
-	if (bts_writer_open(path, &w) || bts_writer_process(w, 1, 0, "x") ||
+	if (bts_writer_new(path, &w) || bts_writer_process(w, 1, 0, "x") ||
 	    bts_writer_thread(w, 1, 1))
 		return 11;
 	for (int i = 0; i < 10 && !err; i++)
@@ -429,7 +433,9 @@ static int write_past_limit(const char *path)
 		return 12;
 	if (bts_writer_records(w, 1, 1, recs, 1) != -BTS_E_IO)
 		return 13;
-	if (bts_writer_close(w) != -BTS_E_IO)
+	err = bts_writer_finish(w);
+	bts_writer_free(w);
+	if (err != -BTS_E_IO)
 		return 14;
 	return 0;
 }
@@ -461,7 +467,7 @@ TEST(trace_file, writer_refuses_what_readers_would_refuse)
 	struct bts_writer *w;
 	struct bts_trace *t;
 
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	EXPECT_EQ(bts_writer_session(w, 99, 0, 0), -BTS_E_INVAL);
 	EXPECT_EQ(bts_writer_session(w, 0, 3, 0), -BTS_E_INVAL);
 	EXPECT_EQ(bts_writer_session(w, PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_RING, 0), 0);
@@ -477,10 +483,11 @@ TEST(trace_file, writer_refuses_what_readers_would_refuse)
 	EXPECT_STREQ(bts_errdetail(), "record 1 of thread 3: reserved flag bits are set");
 	EXPECT_EQ(bts_writer_exit(w, 3, -1, 0), -BTS_E_INVAL);
 	/* Nothing of the refused calls reached the file. */
-	ASSERT_EQ(bts_writer_close(w), 0);
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	EXPECT_EQ(bts_trace_thread(t, 0)->nrecords, 0u);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }
 
@@ -510,12 +517,13 @@ TEST(trace_file, later_maps_replace_what_they_overlap)
 	struct bts_trace *t;
 	size_t n;
 
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_process(w, 9, 1, "a"), 0);
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
 		ASSERT_EQ(bts_writer_map(w, 9, &m[i]), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	n = bts_trace_maps(t, 9, &maps);
 	ASSERT_EQ(n, sizeof(want) / sizeof(want[0]));
 	for (size_t i = 0; i < n; i++) {
@@ -524,7 +532,7 @@ TEST(trace_file, later_maps_replace_what_they_overlap)
 		EXPECT_EQ(maps[i].offset, want[i].offset);
 		EXPECT_STREQ(maps[i].path, want[i].path);
 	}
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }
 
@@ -541,17 +549,17 @@ TEST(trace_file, files_that_are_not_traces)
 	close(open(empty, O_WRONLY | O_CREAT, 0600));
 	ASSERT_EQ(mkfifo(fifo, 0600), 0);
 
-	EXPECT_EQ(bts_trace_open(text, &t), -BTS_E_FORMAT);
+	EXPECT_EQ(bts_trace_new(text, &t), -BTS_E_FORMAT);
 	EXPECT_STREQ(bts_errdetail(), "not a trace file");
-	EXPECT_EQ(bts_trace_open(empty, &t), -BTS_E_FORMAT);
+	EXPECT_EQ(bts_trace_new(empty, &t), -BTS_E_FORMAT);
 	EXPECT_STREQ(bts_errdetail(), "empty file: not a trace file");
-	EXPECT_EQ(bts_trace_open(harness_tmpdir(), &t), -BTS_E_FORMAT);
+	EXPECT_EQ(bts_trace_new(harness_tmpdir(), &t), -BTS_E_FORMAT);
 	EXPECT_STREQ(bts_errdetail(), "a directory");
-	EXPECT_EQ(bts_trace_open(fifo, &t), -BTS_E_FORMAT);
+	EXPECT_EQ(bts_trace_new(fifo, &t), -BTS_E_FORMAT);
 	EXPECT_STREQ(bts_errdetail(), "not a regular file");
-	EXPECT_EQ(bts_trace_open(none, &t), -BTS_E_IO);
+	EXPECT_EQ(bts_trace_new(none, &t), -BTS_E_IO);
 	EXPECT_STREQ(bts_errdetail(), "cannot open: No such file or directory");
-	EXPECT_EQ(bts_trace_open_mem(NULL, 0, &t), -BTS_E_FORMAT);
+	EXPECT_EQ(bts_trace_new_mem(NULL, 0, &t), -BTS_E_FORMAT);
 	free(text);
 	free(empty);
 	free(fifo);
@@ -569,7 +577,7 @@ TEST(trace_file, main_thread_exit_ends_the_process)
 	struct bts_writer *w;
 	struct bts_trace *t;
 
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_process(w, 50, 1, "p"), 0);
 	ASSERT_EQ(bts_writer_thread(w, 50, 50), 0);
 	ASSERT_EQ(bts_writer_thread(w, 50, 51), 0);
@@ -578,8 +586,9 @@ TEST(trace_file, main_thread_exit_ends_the_process)
 	ASSERT_EQ(bts_writer_thread(w, 60, 60), 0);
 	ASSERT_EQ(bts_writer_exit(w, 50, 51, 0), 0);
 	ASSERT_EQ(bts_writer_exit(w, 50, 50, 2 << 8), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	EXPECT_TRUE(bts_trace_process(t, 0)->exited);
 	EXPECT_EQ(bts_trace_process(t, 0)->status, 2 << 8);
 	EXPECT_EQ(bts_trace_thread(t, 0)->status, 2 << 8);
@@ -590,7 +599,7 @@ TEST(trace_file, main_thread_exit_ends_the_process)
 	/* No exit at all (a detached process runs on). */
 	EXPECT_FALSE(bts_trace_process(t, 1)->exited);
 	EXPECT_FALSE(bts_trace_thread(t, 3)->exited);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }
 
@@ -601,15 +610,16 @@ TEST(trace_file, close_does_not_replace_a_fifo_made_meanwhile)
 	struct bts_writer *w;
 	struct stat st;
 
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_process(w, 1, 0, "/sbin/init"), 0);
 	ASSERT_EQ(mkfifo(path, 0600), 0);
-	EXPECT_EQ(bts_writer_close(w), -BTS_E_INVAL);
+	EXPECT_EQ(bts_writer_finish(w), -BTS_E_INVAL);
+	bts_writer_free(w);
 	EXPECT_TRUE(strstr(bts_errdetail(), "a FIFO, not a regular file") != NULL);
 	ASSERT_EQ(lstat(path, &st), 0);
 	EXPECT_TRUE(S_ISFIFO(st.st_mode));
 	EXPECT_EQ(count_entries(harness_tmpdir()), 1);
-	ASSERT_EQ(bts_writer_open(path, &w), -BTS_E_INVAL);
+	ASSERT_EQ(bts_writer_new(path, &w), -BTS_E_INVAL);
 	EXPECT_EQ(count_entries(harness_tmpdir()), 1);
 	free(path);
 }
@@ -622,7 +632,7 @@ static uint64_t count_recs(struct bts_trace *t)
 	uint64_t n;
 
 	bts_trace_records(t, 0, &it);
-	for (n = 0; bts_rec_next(&it, &r); n++)
+	for (n = 0; bts_rec_iter_next(&it, &r); n++)
 		if (r.from != 0x1000 + n || r.to != 0x2000 + n)
 			FAIL("record %llu is wrong", (unsigned long long)n);
 	return n;
@@ -630,7 +640,7 @@ static uint64_t count_recs(struct bts_trace *t)
 
 /*
  * What a killed recorder leaves (no end chunk, cut inside a chunk) opens
- * with bts_trace_open_incomplete(): the whole chunks, marked incomplete.
+ * with bts_trace_new_incomplete(): the whole chunks, marked incomplete.
  */
 TEST(trace_file, incomplete_file_reads_up_to_its_last_whole_chunk)
 {
@@ -644,7 +654,7 @@ TEST(trace_file, incomplete_file_reads_up_to_its_last_whole_chunk)
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
 	for (size_t i = 0; i < 3000; i++)
 		recs[i] = rec(0x1000 + i, 0x2000 + i, 0);
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_process(w, 1, 0, "/sbin/init"), 0);
 	ASSERT_EQ(bts_writer_thread(w, 1, 1), 0);
 	ASSERT_EQ(bts_writer_records(w, 1, 1, recs, 1000), 0);
@@ -657,27 +667,28 @@ TEST(trace_file, incomplete_file_reads_up_to_its_last_whole_chunk)
 	ASSERT_EQ(stat(tmp, &st), 0);
 	ASSERT_GT(st.st_size, synced);
 
-	EXPECT_EQ(bts_trace_open(tmp, &t), -BTS_E_TRUNCATED);
-	ASSERT_EQ(bts_trace_open_incomplete(tmp, &t), 0);
+	EXPECT_EQ(bts_trace_new(tmp, &t), -BTS_E_TRUNCATED);
+	ASSERT_EQ(bts_trace_new_incomplete(tmp, &t), 0);
 	EXPECT_TRUE(bts_trace_info(t)->incomplete);
 	EXPECT_EQ(bts_trace_info(t)->whole_len, (uint64_t)st.st_size);
 	EXPECT_EQ(count_recs(t), 3000u);
-	bts_trace_close(t);
+	bts_trace_free(t);
 
 	/* Cut inside the second batch's chunk: the first batch remains. */
 	ASSERT_EQ(truncate(tmp, synced + 40), 0);
-	ASSERT_EQ(bts_trace_open_incomplete(tmp, &t), 0);
+	ASSERT_EQ(bts_trace_new_incomplete(tmp, &t), 0);
 	EXPECT_TRUE(bts_trace_info(t)->incomplete);
 	EXPECT_EQ(bts_trace_info(t)->whole_len, (uint64_t)synced);
 	EXPECT_EQ(count_recs(t), 1000u);
-	bts_trace_close(t);
-	bts_writer_abort(w);
+	bts_trace_free(t);
+	bts_writer_free(w);
 
 	/* A whole file is not incomplete. */
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
-	ASSERT_EQ(bts_writer_close(w), 0);
-	ASSERT_EQ(bts_trace_open_incomplete(path, &t), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
+	ASSERT_EQ(bts_trace_new_incomplete(path, &t), 0);
 	EXPECT_FALSE(bts_trace_info(t)->incomplete);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }

@@ -53,7 +53,7 @@ static char *write_trace(void)
 
 	memset(a, 0xa1, sizeof(a));
 	memset(b, 0xb2, sizeof(b));
-	ASSERT_EQ(bts_writer_open(path, &w), 0);
+	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_process(w, 9, 1, "/bin/first"), 0);
 	ASSERT_EQ(bts_writer_thread(w, 9, 9), 0);
 	write_map(w, 9, 0x1000, 0x5000, 0, "a");
@@ -67,7 +67,8 @@ static char *write_trace(void)
 	ASSERT_EQ(bts_writer_process(w, 10, 1, "/bin/other"), 0);
 	write_map(w, 10, 0x1000, 0x2000, 0, "e");
 	write_map(w, 10, 0x1400, 0x1800, 0, "f");
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	return path;
 }
 
@@ -82,7 +83,7 @@ TEST(trace_images, each_image_keeps_its_own_maps_and_code)
 	const struct bts_image_info *im;
 	struct bts_trace *t;
 
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	ASSERT_EQ(bts_trace_nimages(t, 9), 3u);
 	im = bts_trace_image(t, 9, 0);
 	EXPECT_STREQ(im->exe, "/bin/first");
@@ -103,7 +104,7 @@ TEST(trace_images, each_image_keeps_its_own_maps_and_code)
 	expect_maps(im->maps, im->nmaps, img2, 2);
 	EXPECT_EQ(im->ncode, 0u);
 	EXPECT_TRUE(bts_trace_image(t, 9, 3) == NULL);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }
 
@@ -127,7 +128,7 @@ TEST(trace_images, the_whole_process_lays_later_images_over_earlier)
 	const struct bts_map *maps;
 	struct bts_trace *t;
 
-	ASSERT_EQ(bts_trace_open(path, &t), 0);
+	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	expect_maps(maps, bts_trace_maps(t, 9, &maps), all9, 5);
 	ASSERT_EQ(bts_trace_code(t, 9, &code), 3u);
 	EXPECT_EQ(code[0].addr, 0x1000u);
@@ -145,6 +146,6 @@ TEST(trace_images, the_whole_process_lays_later_images_over_earlier)
 	im = bts_trace_image(t, 10, 0);
 	expect_maps(im->maps, im->nmaps, all10, 3);
 	EXPECT_EQ(bts_trace_code(t, 10, &code), 0u);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	free(path);
 }

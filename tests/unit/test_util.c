@@ -182,7 +182,7 @@ TEST(util_opts, a_session_refuses_a_set_unknown_field)
 	struct bts_session *s = NULL;
 
 	EXPECT_EQ(bts_session_opts_take(&big.o, &taken), -BTS_E_INVAL);
-	EXPECT_EQ(bts_session_spawn(argv, &big.o, &s), -BTS_E_INVAL);
+	EXPECT_EQ(bts_session_new_spawn(argv, &big.o, &s), -BTS_E_INVAL);
 	EXPECT_TRUE(s == NULL);
 	EXPECT_TRUE(strstr(bts_errdetail(), "session options") != NULL);
 	big.more = 0;

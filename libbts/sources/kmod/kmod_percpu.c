@@ -17,6 +17,7 @@
 
 #include "sources/kmod/kmod.h"
 #include "sources/refusal.h"
+#include "util/opts.h"
 
 /*
  * The checks that concern the mode: the module's presence and ABI, and
@@ -27,24 +28,30 @@
 #define PERCPU_SKIP ((1u << BTS_REFUSAL_YAMA) | (1u << BTS_REFUSAL_POLICY) | \
 		     (1u << BTS_REFUSAL_PARANOID) | (1u << BTS_REFUSAL_PTI))
 
-int bts_percpu_probe(struct bts_percpu_info *out)
+static void percpu_probe(struct bts_percpu_info *out)
 {
 	struct ptbts_caps c;
 	struct bts_refusal r;
 
-	if (!out)
-		return bts_fail(BTS_E_INVAL, "no info to fill");
-	memset(out, 0, sizeof(*out));
 	if (bts_kmod_caps(&c, out->why, sizeof(out->why))) {
 		if (c.percpu_unavail == PTBTS_OK) {
 			out->available = true;
-			return 0;
+			return;
 		}
 		bts_kmod_unavail_text(c.percpu_unavail, out->why, sizeof(out->why));
 	}
 	if (bts_refusal_find(PTBTS_SOURCE_KMOD_BTS, false, PERCPU_SKIP, &r))
 		snprintf(out->why, sizeof(out->why), "%s", r.line);
-	return 0;
+}
+
+int bts_percpu_probe(struct bts_percpu_info *out, size_t size)
+{
+	struct bts_percpu_info info = { 0 };
+
+	if (!out)
+		return bts_fail(BTS_E_INVAL, "no info to fill");
+	percpu_probe(&info);
+	return BTS_OUT_FILL(out, size, &info, "per-CPU info");
 }
 
 int bts_percpu_parse_cpus(const char *list, uint64_t *mask)
@@ -99,7 +106,7 @@ static int percpu_refused(long err, unsigned int why)
 			"per-CPU mode: %s", text);
 }
 
-int bts_percpu_start(uint64_t cpus, size_t buffer_size, int mode,
+int bts_percpu_new(uint64_t cpus, size_t buffer_size, int mode,
 		     struct bts_percpu **out)
 {
 	/* The module takes a mask of any size; libbts names 64 CPUs. */
@@ -182,7 +189,7 @@ const struct ptbts_record *bts_percpu_records(struct bts_percpu *p,
 	return p->map[cpu];
 }
 
-void bts_percpu_stop(struct bts_percpu *p)
+void bts_percpu_free(struct bts_percpu *p)
 {
 	unsigned int cpu;
 

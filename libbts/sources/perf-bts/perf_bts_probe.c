@@ -129,7 +129,7 @@ void bts_perf_probe(struct bts_source_info *si)
 		snprintf(si->why, sizeof(si->why), "%s", BTS_PERF_CPU_REFUSED);
 		return;
 	}
-	if (bts_refusal_for(PTBTS_SOURCE_PERF_BTS, false, &r)) {
+	if (bts_refusal_find(PTBTS_SOURCE_PERF_BTS, false, 0, &r)) {
 		snprintf(si->why, sizeof(si->why), "%s", r.line);
 		return;
 	}

@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	while (at < len) {
-		int n = bts_pebs_decode(fmt, buf + at, len - at, &p);
+		int n = bts_pebs_decode(fmt, buf + at, len - at, &p, sizeof(p));
 
 		if (n <= 0) {
 			printf("error at %zu: %s\n", at, bts_errdetail());

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The guest's libbts per-CPU client (/percpu-lib): libbts's per-CPU API
- * (bts_percpu_start/status/records/stop) against the module, linked with
+ * (bts_percpu_new/status/records/stop) against the module, linked with
  * libbts.a as btrace is.  tests/kernel/test_percpu.c runs it:
  *
  *   percpu-lib sim      on the test build (percpu_sim=1, percpu_store=100):
@@ -89,7 +89,7 @@ static int sim(void)
 	int k;
 
 	CHECK(sysfs_pages() == 0);
-	CHECK(bts_percpu_start(1, BUF, PTBTS_MODE_RING, &p) == 0 && p);
+	CHECK(bts_percpu_new(1, BUF, PTBTS_MODE_RING, &p) == 0 && p);
 	CHECK(sysfs_pages() == BUF / PAGE);
 	for (k = 1; k <= 12; k++) {
 		count += STORE;
@@ -104,7 +104,7 @@ static int sim(void)
 	CHECK(bts_percpu_records(p, 1, NULL) == NULL);
 	CHECK(!strcmp(bts_errdetail(), "CPU 1 has no per-CPU buffer"));
 	CHECK(bts_percpu_status(p, 64, &st) == -BTS_E_INVAL);
-	bts_percpu_stop(p);
+	bts_percpu_free(p);
 	CHECK(sysfs_pages() == 0);
 	printf("ok\n");
 	return 0;
@@ -116,10 +116,10 @@ static int refuse(void)
 	struct bts_percpu *p = NULL;
 	int rc;
 
-	rc = bts_percpu_start(3, BUF, PTBTS_MODE_RING, &p);
+	rc = bts_percpu_new(3, BUF, PTBTS_MODE_RING, &p);
 	CHECK(rc == -BTS_E_NOSOURCE && p == NULL);
 	printf("start: %s\n", bts_errdetail());
-	CHECK(bts_percpu_probe(&in) == 0 && !in.available);
+	CHECK(bts_percpu_probe(&in, sizeof(in)) == 0 && !in.available);
 	printf("probe: %s\n", in.why);
 	CHECK(sysfs_pages() == 0);
 	return 0;
