@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "decode/decode.h"
+#include "trace/rec_iter.h"
 #include "util/opts.h"
 
 #define QUEUE_MAX 3
@@ -93,7 +94,7 @@ int bts_insn_decoder_new(const struct bts_trace *t, size_t thread,
 		bts_insn_decoder_free(d);
 		return ret;
 	}
-	bts_trace_records(t, thread, &d->it);
+	bts_rec_iter_init(t, thread, &d->it);
 	d->next_flags = BTS_IF_RESYNC;
 	d->prev_to = th->start;	/* straight on from there to the first branch */
 	*out = d;

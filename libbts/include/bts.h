@@ -362,14 +362,18 @@ BTS_API size_t bts_trace_code(const struct bts_trace *t, pid_t pid,
 			      const struct bts_code **code);
 
 /* Iterates a thread's records oldest first, across all its batches. */
-struct bts_rec_iter {
-	const struct bts_trace *trace;
-	size_t thread;
-	size_t batch;
-	uint64_t index;
-};
-BTS_API void bts_trace_records(const struct bts_trace *t, size_t thread,
-			       struct bts_rec_iter *it);
+struct bts_rec_iter;
+
+/*
+ * An iterator over the records of thread @thread (an index, as in
+ * bts_trace_thread()); @t must outlive it.  An index past the last thread
+ * gives an iterator with no records.  0 and *@out, or -BTS_E_INVAL (@out
+ * NULL), -BTS_E_NOMEM.
+ */
+BTS_API int bts_rec_iter_new(const struct bts_trace *t, size_t thread,
+			     struct bts_rec_iter **out);
+/* Frees @it (NULL: nothing). */
+BTS_API void bts_rec_iter_free(struct bts_rec_iter *it);
 /*
  * 1 and *rec filled, 0 at the end, or a negative error (-BTS_E_FORMAT,
  * -BTS_E_IO) when the file changed since it was opened; it then reads no
@@ -663,7 +667,7 @@ BTS_API size_t bts_trace_nimages(const struct bts_trace *t, pid_t pid);
 BTS_API const struct bts_image_info *
 bts_trace_image(const struct bts_trace *t, pid_t pid, size_t i);
 
-/* The index of a thread by its id (for bts_trace_records()), or -1. */
+/* The index of a thread by its id (for bts_rec_iter_new()), or -1. */
 BTS_API long bts_trace_thread_index(const struct bts_trace *t, pid_t tid);
 
 /* ------------------------------------------------------------ crash state */
@@ -807,7 +811,7 @@ BTS_API int bts_writer_format(struct bts_writer *w, int format);
 BTS_API int bts_trace_format(const struct bts_trace *t);
 
 /*
- * Moves @it (set up by bts_trace_records()) to the thread's record @index
+ * Moves @it (from bts_rec_iter_new()) to the thread's record @index
  * (0 is the oldest) without reading the records before it: 1 when there
  * is one there, 0 when @index is past the last (bts_rec_iter_next() then
  * returns 0).  Compact records decode one chunk at a time; a trace's
