@@ -21,7 +21,7 @@ int bts_rec_iter_new(const struct bts_trace *t, size_t thread,
 	struct bts_rec_iter *it;
 
 	if (!out)
-		return bts_fail(BTS_E_INVAL, "record iterator: nowhere to put it");
+		return bts_fail(BTS_E_INVAL, "record iterator: no place for it");
 	it = malloc(sizeof(*it));
 	if (!it)
 		return bts_fail(BTS_E_NOMEM, "record iterator");
