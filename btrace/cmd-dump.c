@@ -167,17 +167,21 @@ static int dump_thread_raw(const char *path, const struct bts_trace *t, size_t i
 {
 	const struct bts_thread_info *th = bts_trace_thread(t, i);
 	struct ptbts_record rec;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	uint64_t index = 0;
 	int ret;
 
 	printf("# thread %d\n", (int)th->tid);
-	bts_trace_records(t, i, &it);
-	for (; (ret = bts_rec_iter_next(&it, &rec)) > 0; index++) {
+	ret = bts_rec_iter_new(t, i, &it);
+	if (ret < 0)
+		return records_failed(ret, path, th->tid);
+	for (; (ret = bts_rec_iter_next(it, &rec)) > 0; index++) {
 		int kind = bts_record_kind(&rec);
 
-		if (kind < 0)
+		if (kind < 0) {
+			bts_rec_iter_free(it);
 			return bad_record(path, th->tid, index);
+		}
 		if (rec.from) {
 			printf("0x%llx 0x%llx\n", rec.from, rec.to);
 			continue;
@@ -186,6 +190,7 @@ static int dump_thread_raw(const char *path, const struct bts_trace *t, size_t i
 		print_marker(kind, rec.to);
 		putchar('\n');
 	}
+	bts_rec_iter_free(it);
 	return records_failed(ret, path, th->tid);
 }
 
@@ -290,7 +295,7 @@ static int dump_branches(struct dump_ctx *c, size_t i)
 	const struct bts_thread_info *th = bts_trace_thread(c->trace, i);
 	struct bts_symbolizer *sym = dump_symbolizer(c, th->pid);
 	struct ptbts_record rec;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	uint64_t index = 0, lo = 1, hi = 0;
 	char what[48];
 	int ret = 0;
@@ -298,15 +303,19 @@ static int dump_branches(struct dump_ctx *c, size_t i)
 	dump_range(c->o, 0, th->nrecords, &lo, &hi);
 	if (!c->o->json)
 		printf("thread %d (process %d)\n", (int)th->tid, (int)th->pid);
-	bts_trace_records(c->trace, i, &it);
+	ret = bts_rec_iter_new(c->trace, i, &it);
+	if (ret < 0)
+		return records_failed(ret, c->path, th->tid);
 	/* --last, --from: straight to the first record shown. */
-	if (lo && lo <= hi && bts_rec_iter_seek(&it, lo))
+	if (lo && lo <= hi && bts_rec_iter_seek(it, lo))
 		index = lo;
-	for (; index <= hi && (ret = bts_rec_iter_next(&it, &rec)) > 0; index++) {
+	for (; index <= hi && (ret = bts_rec_iter_next(it, &rec)) > 0; index++) {
 		int kind = bts_record_kind(&rec);
 
-		if (kind < 0)
+		if (kind < 0) {
+			bts_rec_iter_free(it);
 			return bad_record(c->path, th->tid, index);
+		}
 		if (index < lo || !branch_shown(&c->o->filter, sym, &rec))
 			continue;
 		if (c->o->json)
@@ -314,6 +323,7 @@ static int dump_branches(struct dump_ctx *c, size_t i)
 		else
 			dump_branch_text(sym, index, &rec, kind);
 	}
+	bts_rec_iter_free(it);
 	if (ret < 0)
 		return records_failed(ret, c->path, th->tid);
 	snprintf(what, sizeof(what), "thread %d", (int)th->tid);

@@ -82,7 +82,8 @@ static int gather(struct info *in)
 		return -1;
 	}
 	for (i = 0; i < BTS_REFUSAL_MAX; i++)
-		if (bts_refusal_check(i, &in->checks[i], sizeof(in->checks[i])) < 0) {
+		if (bts_refusal_check(i, &in->checks[i],
+				      sizeof(in->checks[i])) < 0) {
 			error_bts(-BTS_E_INTERNAL, "info: check %s", bts_refusal_name(i));
 			return -1;
 		}

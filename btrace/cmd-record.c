@@ -172,7 +172,8 @@ static int start(const struct record_opts *o, char **cmd, struct bts_writer *w,
 
 	if (o->pid) {
 		ret = bts_session_new_attach(o->pid, &so, s);
-		if (ret == -BTS_E_PERM && bts_refusal_for(o->source, true, &r, sizeof(r)))
+		if (ret == -BTS_E_PERM &&
+		    bts_refusal_for(o->source, true, &r, sizeof(r)))
 			error("record: %s", r.line);
 		else if (ret < 0)
 			error_bts(ret, "record: process %d", (int)o->pid);
@@ -182,7 +183,8 @@ static int start(const struct record_opts *o, char **cmd, struct bts_writer *w,
 	ret = bts_session_new_spawn(cmd, &so, s);
 	if (ret >= 0)
 		return 0;
-	if (ret == -BTS_E_PERM && bts_refusal_for(o->source, false, &r, sizeof(r)))
+	if (ret == -BTS_E_PERM &&
+	    bts_refusal_for(o->source, false, &r, sizeof(r)))
 		error("record: %s", r.line);
 	else if (ret == -BTS_E_NOENT || ret == -BTS_E_NOEXEC)
 		error_bts(ret, "%s", cmd[0]);

@@ -145,13 +145,14 @@ static void print_tops(struct func_table *t, uint64_t insns)
 static uint64_t count_markers(const struct bts_trace *t, size_t thread)
 {
 	struct ptbts_record rec;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	uint64_t n = 0;
 	int ret;
 
-	bts_trace_records(t, thread, &it);
-	while ((ret = bts_rec_iter_next(&it, &rec)) > 0)
+	ret = bts_rec_iter_new(t, thread, &it);
+	while (!ret && (ret = bts_rec_iter_next(it, &rec)) > 0)
 		n += !rec.from;
+	bts_rec_iter_free(it);
 	if (ret < 0)
 		error_bts(ret, "stats: thread %d", (int)bts_trace_thread(t, thread)->tid);
 	return n;

@@ -66,7 +66,7 @@ static int print_last(const char *path, size_t n)
 {
 	struct ptbts_record *last = calloc(n, sizeof(*last)), rec;
 	struct bts_symbolizer *sym = NULL;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct bts_trace *t;
 	size_t seen = 0, i;
 	int err;
@@ -84,10 +84,11 @@ static int print_last(const char *path, size_t n)
 		fprintf(stderr, "last-branches: no thread was recorded\n");
 		return 1;
 	}
-	bts_trace_records(t, 0, &it);
-	while (bts_rec_iter_next(&it, &rec) == 1)
+	err = bts_rec_iter_new(t, 0, &it);
+	while (!err && bts_rec_iter_next(it, &rec) == 1)
 		if (bts_record_kind(&rec) == PTBTS_KIND_BRANCH)
 			last[seen++ % n] = rec;
+	bts_rec_iter_free(it);
 	if (bts_symbolizer_new(t, bts_trace_thread(t, 0)->pid, &sym) < 0)
 		sym = NULL;
 	for (i = seen > n ? seen - n : 0; i < seen; i++) {

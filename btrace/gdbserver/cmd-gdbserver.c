@@ -242,7 +242,8 @@ static int start(struct stub *g, const struct gs_opts *o, char **cmd)
 		ret = bts_session_new_spawn(cmd, &so, &g->s);
 	}
 	if (ret < 0) {
-		if (ret == -BTS_E_PERM && bts_refusal_for(o->source, o->pid != 0, &rf, sizeof(rf)))
+		if (ret == -BTS_E_PERM &&
+		    bts_refusal_for(o->source, o->pid != 0, &rf, sizeof(rf)))
 			error("gdbserver: %s", rf.line);
 		else
 			error_bts(ret, "gdbserver");

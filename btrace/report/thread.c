@@ -38,7 +38,7 @@ static void branches(struct replay *r, struct replay_thread *th,
 	const struct bts_thread_info *ti = bts_trace_thread(r->trace, th->index);
 	uint64_t lo = ti->nrecords > o->last ? ti->nrecords - o->last : 0;
 	struct ptbts_record rec;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	bool first = true;
 	int ret;
 
@@ -46,8 +46,9 @@ static void branches(struct replay *r, struct replay_thread *th,
 		fputs(",\"branches\":[", stdout);
 	else
 		printf("Last %" PRIu64 " branches:\n", ti->nrecords - lo);
-	bts_trace_records(r->trace, th->index, &it);
-	for (uint64_t i = 0; (ret = bts_rec_iter_next(&it, &rec)) > 0; i++) {
+	ret = bts_rec_iter_new(r->trace, th->index, &it);
+	for (uint64_t i = 0; !ret && (ret = bts_rec_iter_next(it, &rec)) > 0;
+	     i++) {
 		/* bts_trace_new() validated every record: kinds are known. */
 		int kind = bts_record_kind(&rec);
 
@@ -62,6 +63,7 @@ static void branches(struct replay *r, struct replay_thread *th,
 		}
 		first = false;
 	}
+	bts_rec_iter_free(it);
 	if (ret < 0)
 		error_bts(ret, "%s: thread %d", r->path, (int)th->tid);
 	if (o->json)

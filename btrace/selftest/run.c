@@ -35,7 +35,7 @@ static void __attribute__((noreturn)) child(const struct selftest_workload *w,
 static int take(const char *path, uintptr_t entry, struct selftest_trace *out)
 {
 	struct bts_trace *t;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct ptbts_record r;
 	size_t cap = 0;
 	bool in = false;
@@ -53,8 +53,8 @@ static int take(const char *path, uintptr_t entry, struct selftest_trace *out)
 		bts_trace_free(t);
 		return -1;
 	}
-	bts_trace_records(t, 0, &it);
-	while ((ret = bts_rec_iter_next(&it, &r)) == 1) {
+	ret = bts_rec_iter_new(t, 0, &it);
+	while (!ret && (ret = bts_rec_iter_next(it, &r)) == 1) {
 		unsigned int kind = PTBTS_KIND(r.flags);
 
 		in = in || (r.from && r.to == entry);
@@ -77,6 +77,7 @@ static int take(const char *path, uintptr_t entry, struct selftest_trace *out)
 		}
 		out->rec[out->n++] = r;
 	}
+	bts_rec_iter_free(it);
 	bts_trace_free(t);
 	if (ret < 0) {
 		snprintf(out->err, sizeof(out->err), "reading the trace: %s",

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "decode/decode.h"
+#include "trace/rec_iter.h"
 #include "util/opts.h"
 
 #define QUEUE_MAX 3
@@ -56,8 +57,8 @@ const char *bts_gap_name(int reason)
 }
 
 int bts_insn_decoder_new(const struct bts_trace *t, size_t thread,
-			   const struct bts_decoder_opts *opts,
-			   struct bts_insn_decoder **out)
+			 const struct bts_decoder_opts *opts,
+			 struct bts_insn_decoder **out)
 {
 	const struct bts_thread_info *th;
 	struct bts_insn_decoder *d;
@@ -93,7 +94,7 @@ int bts_insn_decoder_new(const struct bts_trace *t, size_t thread,
 		bts_insn_decoder_free(d);
 		return ret;
 	}
-	bts_trace_records(t, thread, &d->it);
+	bts_rec_iter_init(t, thread, &d->it);
 	d->next_flags = BTS_IF_RESYNC;
 	d->prev_to = th->start;	/* straight on from there to the first branch */
 	*out = d;
@@ -399,7 +400,8 @@ int bts_insn_next(struct bts_insn_decoder *d, struct bts_insn_entry *insn,
 	int ret;
 
 	if (!insn || !size)
-		return bts_fail(BTS_E_INVAL, "instruction entry: no room to fill");
+		return bts_fail(BTS_E_INVAL,
+				"instruction entry: no room to fill");
 	/* A caller built with this bts.h: filled in place, no copy. */
 	if (__builtin_expect(size >= sizeof(e), 1))
 		return insn_next(d, insn);

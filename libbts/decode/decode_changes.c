@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "decode/decode.h"
+#include "trace/rec_iter.h"
 #include "util/array.h"
 
 /* Longer than any block; a wider span is no block (a lost record between). */
@@ -65,7 +66,7 @@ int bts_code_changes_scan(const struct bts_trace *t, size_t thread,
 
 	if (!c)
 		return bts_fail(BTS_E_NOMEM, "decoder: code changes");
-	bts_trace_records(t, thread, &it);
+	bts_rec_iter_init(t, thread, &it);
 	for (ret = 0; (ret = bts_rec_iter_next(&it, &r)) > 0; i++) {
 		int kind = bts_record_kind(&r);
 

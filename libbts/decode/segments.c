@@ -335,8 +335,8 @@ static int build(struct bts_insn_decoder *d, struct builder *bd)
 }
 
 int bts_call_history_new(const struct bts_trace *t, size_t thread,
-			   const struct bts_calls_opts *opts,
-			   struct bts_call_history **out)
+			 const struct bts_calls_opts *opts,
+			 struct bts_call_history **out)
 {
 	struct builder bd = { 0 };
 	struct bts_insn_decoder *d;
@@ -347,7 +347,8 @@ int bts_call_history_new(const struct bts_trace *t, size_t thread,
 		return ret;
 	bd.sym = BTS_OPTS_GET(opts, sym, NULL);
 	bd.lines = BTS_OPTS_GET(opts, lines, false);
-	ret = bts_insn_decoder_new(t, thread, BTS_OPTS_GET(opts, decoder, NULL), &d);
+	ret = bts_insn_decoder_new(t, thread, BTS_OPTS_GET(opts, decoder, NULL),
+				   &d);
 	if (ret < 0)
 		return ret;
 	bd.h = calloc(1, sizeof(*bd.h));

@@ -563,15 +563,16 @@ void bts_session_stop(struct bts_session *s)
 	errno = saved;
 }
 
-int bts_session_stats(const struct bts_session *s, struct bts_session_stats *out,
-		      size_t size)
+int bts_session_stats(const struct bts_session *s,
+		      struct bts_session_stats *out, size_t size)
 {
 	struct bts_session_stats st = { 0 };
 
 	if (s) {
 		st.source = s->source;
-		/* The counters may move under another thread's bts_session_run(). */
-		st.threads = __atomic_load_n(&s->nthreads_seen, __ATOMIC_RELAXED);
+		/* The counters may move under another thread's run. */
+		st.threads = __atomic_load_n(&s->nthreads_seen,
+					     __ATOMIC_RELAXED);
 		st.records = __atomic_load_n(&s->records, __ATOMIC_RELAXED);
 		st.lost = __atomic_load_n(&s->lost, __ATOMIC_RELAXED);
 		st.pid = s->pid;

@@ -102,7 +102,7 @@ static int check_pid(pid_t pid)
 }
 
 int bts_session_new_attach(pid_t pid, const struct bts_session_opts *opts,
-		       struct bts_session **out)
+			   struct bts_session **out)
 {
 	struct bts_session_opts o32;
 	struct bts_session *s;

@@ -222,8 +222,9 @@ static int kill_and_fail(pid_t pid, int err)
 	return err;
 }
 
-int bts_session_new_spawn(char *const argv[], const struct bts_session_opts *opts,
-		      struct bts_session **out)
+int bts_session_new_spawn(char *const argv[],
+			  const struct bts_session_opts *opts,
+			  struct bts_session **out)
 {
 	struct bts_session_opts o32;
 	struct bts_session *s;

@@ -4,13 +4,35 @@
  * file's bytes, compact ones through reader_compact.c's cache.
  */
 #include <endian.h>
+#include <stdlib.h>
 
 #include "trace/reader.h"
+#include "trace/rec_iter.h"
 
-void bts_trace_records(const struct bts_trace *t, size_t thread,
+void bts_rec_iter_init(const struct bts_trace *t, size_t thread,
 		       struct bts_rec_iter *it)
 {
 	*it = (struct bts_rec_iter){ .trace = t, .thread = thread };
+}
+
+int bts_rec_iter_new(const struct bts_trace *t, size_t thread,
+		     struct bts_rec_iter **out)
+{
+	struct bts_rec_iter *it;
+
+	if (!out)
+		return bts_fail(BTS_E_INVAL, "record iterator: no place for it");
+	it = malloc(sizeof(*it));
+	if (!it)
+		return bts_fail(BTS_E_NOMEM, "record iterator");
+	bts_rec_iter_init(t, thread, it);
+	*out = it;
+	return 0;
+}
+
+void bts_rec_iter_free(struct bts_rec_iter *it)
+{
+	free(it);
 }
 
 static int next_compact(struct bts_rec_iter *it, const struct trace_thread *th,

@@ -557,7 +557,7 @@ int bts_writer_finish(struct bts_writer *w)
 	if (!w)
 		return bts_fail(BTS_E_INVAL, "no trace writer");
 	if (w->finished)
-		return bts_fail(BTS_E_INVAL, "%s: trace already finished", w->path);
+		return bts_fail(BTS_E_INVAL, "%s: already finished", w->path);
 	err = w->err ? w->err : wr_finish(w);
 	if (err) {
 		w->err = err;

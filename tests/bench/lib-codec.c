@@ -46,7 +46,7 @@ static void die(const char *what, int err)
 static struct ptbts_record *load(const char *path, size_t n)
 {
 	struct ptbts_record *v = malloc(n * sizeof(*v)), r;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct bts_trace *t;
 	size_t have = 0;
 	int err = bts_trace_new(path, &t);
@@ -59,9 +59,11 @@ static struct ptbts_record *load(const char *path, size_t n)
 	}
 	/* Repeated whole: the stream keeps the program's own deltas. */
 	while (have < n) {
-		bts_trace_records(t, 0, &it);
-		while (have < n && bts_rec_iter_next(&it, &r) == 1)
+		if ((err = bts_rec_iter_new(t, 0, &it)))
+			die(path, err);
+		while (have < n && bts_rec_iter_next(it, &r) == 1)
 			v[have++] = r;
+		bts_rec_iter_free(it);
 	}
 	bts_trace_free(t);
 	return v;
@@ -97,7 +99,7 @@ static double read_file(const char *path, size_t n)
 {
 	double t0 = cpu_now();
 	struct ptbts_record r;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct bts_trace *t;
 	uint64_t sum = 0;
 	size_t got = 0;
@@ -105,8 +107,11 @@ static double read_file(const char *path, size_t n)
 
 	if (err)
 		die(path, err);
-	for (bts_trace_records(t, 0, &it); bts_rec_iter_next(&it, &r) == 1; got++)
+	if ((err = bts_rec_iter_new(t, 0, &it)))
+		die(path, err);
+	for (; bts_rec_iter_next(it, &r) == 1; got++)
 		sum += r.from;
+	bts_rec_iter_free(it);
 	bts_trace_free(t);
 	if (got != n || !sum) {
 		fprintf(stderr, "lib-codec: %s: read %zu records of %zu\n", path, got, n);

@@ -57,12 +57,14 @@ static void die(const char *what, int err)
 static struct ptbts_record *load(const struct bts_trace *t, size_t *n)
 {
 	struct ptbts_record *v = malloc(bts_trace_thread(t, 0)->nrecords * sizeof(*v) + 1);
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 
 	*n = 0;
-	bts_trace_records(t, 0, &it);
-	while (v && bts_rec_iter_next(&it, &v[*n]) > 0)
+	if (bts_rec_iter_new(t, 0, &it))
+		die("iterator", -BTS_E_NOMEM);
+	while (v && bts_rec_iter_next(it, &v[*n]) > 0)
 		(*n)++;
+	bts_rec_iter_free(it);
 	return v;
 }
 
@@ -147,14 +149,16 @@ static void write_trace(const struct bts_trace *src, const char *path,
 static uint64_t iterate(const struct bts_trace *t)
 {
 	struct ptbts_record rec;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	uint64_t n = 0, sum = 0;
 
-	bts_trace_records(t, 0, &it);
-	while (bts_rec_iter_next(&it, &rec) > 0) {
+	if (bts_rec_iter_new(t, 0, &it))
+		die("iterator", -BTS_E_NOMEM);
+	while (bts_rec_iter_next(it, &rec) > 0) {
 		sum += rec.from;
 		n++;
 	}
+	bts_rec_iter_free(it);
 	if (sum == 42)
 		putchar(' ');	/* the loop must not be optimised away */
 	return n;

@@ -115,13 +115,17 @@ TEST(follow, clone_process_has_its_records)
 static bool exec_marker(const struct bts_trace *t, long th, uint64_t entry)
 {
 	struct ptbts_record rec;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
+	bool found = false, same = false;
 
-	bts_trace_records(t, th, &it);
-	while (bts_rec_iter_next(&it, &rec) == 1)
-		if (bts_record_kind(&rec) == PTBTS_KIND_EXEC)
-			return rec.to == entry;
-	return false;
+	ASSERT_EQ(bts_rec_iter_new(t, th, &it), 0);
+	while (!found && bts_rec_iter_next(it, &rec) == 1)
+		if (bts_record_kind(&rec) == PTBTS_KIND_EXEC) {
+			found = true;
+			same = rec.to == entry;
+		}
+	bts_rec_iter_free(it);
+	return same;
 }
 
 TEST(follow, vfork_child_execs_a_new_image)

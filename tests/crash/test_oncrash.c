@@ -95,7 +95,7 @@ TEST(oncrash, three_calls_deep)
 	const struct bts_crash_thread *th;
 	const struct bts_process_info *pi;
 	struct ptbts_record rec, last = { 0 };
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct crash_run r;
 	long idx;
 
@@ -129,13 +129,14 @@ TEST(oncrash, three_calls_deep)
 	idx = bts_trace_thread_index(r.t, r.pid);
 	ASSERT_GE(idx, 0);
 	EXPECT_TRUE(crash_has_calls(r.t, idx, r.sym, calls, 3));
-	bts_trace_records(r.t, idx, &it);
-	while (bts_rec_iter_next(&it, &rec) == 1)
+	ASSERT_EQ(bts_rec_iter_new(r.t, idx, &it), 0);
+	while (bts_rec_iter_next(it, &rec) == 1)
 		last = rec;
 	EXPECT_STREQ(crash_sym(r.sym, last.from), "level2");
 	EXPECT_STREQ(crash_sym(r.sym, last.to), "level3");
 	EXPECT_EQ(bts_trace_nimages(r.t, r.pid), 1u);
 	run_free(&r);
+	bts_rec_iter_free(it);
 }
 
 TEST(oncrash, default_name_in_cwd)
@@ -334,7 +335,7 @@ TEST(oncrash, code_without_file_is_copied_clean)
 	const struct bts_code *code;
 	const struct bts_crash_thread *th;
 	struct ptbts_record rec;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct crash_run r;
 	unsigned long long jit = 0;
 	const uint8_t *bytes = NULL;
@@ -354,9 +355,10 @@ TEST(oncrash, code_without_file_is_copied_clean)
 	ASSERT_TRUE(bytes != NULL);
 	EXPECT_EQ(memcmp(bytes, want, sizeof(want)), 0);
 	/* The loop ran: its jnz back, four times. */
-	bts_trace_records(r.t, bts_trace_thread_index(r.t, r.pid), &it);
-	while (bts_rec_iter_next(&it, &rec) == 1)
+	ASSERT_EQ(bts_rec_iter_new(r.t, bts_trace_thread_index(r.t, r.pid), &it), 0);
+	while (bts_rec_iter_next(it, &rec) == 1)
 		loops += rec.from == jit + 7 && rec.to == jit + 5;
 	EXPECT_EQ(loops, 4u);
 	run_free(&r);
+	bts_rec_iter_free(it);
 }

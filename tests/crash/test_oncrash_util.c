@@ -84,20 +84,23 @@ bool crash_has_calls(const struct bts_trace *t, size_t th,
 		     size_t npairs)
 {
 	struct ptbts_record *recs = NULL, r;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	size_t n = 0, cap = 0;
 	bool found = false;
 
-	bts_trace_records(t, th, &it);
-	while (bts_rec_iter_next(&it, &r) == 1) {
+	ASSERT_EQ(bts_rec_iter_new(t, th, &it), 0);
+	while (bts_rec_iter_next(it, &r) == 1) {
 		if (n == cap) {
 			cap = cap ? cap * 2 : 1024;
 			recs = realloc(recs, cap * sizeof(*recs));
-			if (!recs)
+			if (!recs) {
+				bts_rec_iter_free(it);
 				return false;
+			}
 		}
 		recs[n++] = r;
 	}
+	bts_rec_iter_free(it);
 	for (size_t i = 0; !found && i + npairs <= n; i++) {
 		size_t k = 0;
 

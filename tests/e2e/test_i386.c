@@ -109,15 +109,15 @@ static void free_sys(struct sys_run *r)
 static void expect_sys_kinds(const char *btr, size_t start)
 {
 	struct ptbts_record rec;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct bts_trace *t;
 	size_t b = 0;
 
 	ASSERT_EQ(bts_trace_new(btr, &t), 0);
 	ASSERT_EQ(bts_trace_nthreads(t), (size_t)1);
 	EXPECT_EQ(bts_trace_process_bits(t, bts_trace_process(t, 0)->pid), 32);
-	bts_trace_records(t, 0, &it);
-	while (bts_rec_iter_next(&it, &rec) > 0) {
+	ASSERT_EQ(bts_rec_iter_new(t, 0, &it), 0);
+	while (bts_rec_iter_next(it, &rec) > 0) {
 		int kind = bts_record_kind(&rec);
 
 		if (!rec.from || b++ < start)
@@ -130,6 +130,7 @@ static void expect_sys_kinds(const char *btr, size_t start)
 	}
 	EXPECT_EQ(b, start + NSYS);
 	bts_trace_free(t);
+	bts_rec_iter_free(it);
 }
 
 TEST(i386, sys_exact_sequence)

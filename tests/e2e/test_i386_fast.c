@@ -115,14 +115,14 @@ static void free_run(struct run *r)
 static void expect_forms_kinds(const char *btr)
 {
 	struct ptbts_record rec;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct bts_trace *t;
 	size_t b = 0;
 
 	ASSERT_EQ(bts_trace_new(btr, &t), 0);
 	EXPECT_EQ(bts_trace_process_bits(t, bts_trace_process(t, 0)->pid), 32);
-	bts_trace_records(t, 0, &it);
-	while (bts_rec_iter_next(&it, &rec) > 0) {
+	ASSERT_EQ(bts_rec_iter_new(t, 0, &it), 0);
+	while (bts_rec_iter_next(it, &rec) > 0) {
 		int kind = bts_record_kind(&rec), want;
 
 		if (!rec.from)
@@ -135,6 +135,7 @@ static void expect_forms_kinds(const char *btr)
 	}
 	EXPECT_EQ(b, NFORMS);
 	bts_trace_free(t);
+	bts_rec_iter_free(it);
 }
 
 /* i386-forms in @mode: every record of the run, and the site's byte. */

@@ -114,14 +114,14 @@ static void free_flow(struct flow *f)
 static void expect_kinds(const char *btr, size_t start)
 {
 	struct ptbts_record rec;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct bts_trace *t;
 	size_t b = 0;		/* index among non-marker records, as in --raw */
 
 	ASSERT_EQ(bts_trace_new(btr, &t), 0);
 	ASSERT_EQ(bts_trace_nthreads(t), (size_t)1);
-	bts_trace_records(t, 0, &it);
-	while (b < start + NSEQ && bts_rec_iter_next(&it, &rec) > 0) {
+	ASSERT_EQ(bts_rec_iter_new(t, 0, &it), 0);
+	while (b < start + NSEQ && bts_rec_iter_next(it, &rec) > 0) {
 		int kind = bts_record_kind(&rec), want;
 
 		if (!rec.from)
@@ -137,6 +137,7 @@ static void expect_kinds(const char *btr, size_t start)
 	}
 	EXPECT_EQ(b, start + NSEQ);
 	bts_trace_free(t);
+	bts_rec_iter_free(it);
 }
 
 TEST(seq, exact_sequence)

@@ -105,13 +105,13 @@ static void free_run(struct run *r)
 static void expect_kinds(const char *btr, size_t start)
 {
 	struct ptbts_record rec;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct bts_trace *t;
 	size_t b = 0;
 
 	ASSERT_EQ(bts_trace_new(btr, &t), 0);
-	bts_trace_records(t, 0, &it);
-	while (b < start + NFIRST && bts_rec_iter_next(&it, &rec) > 0) {
+	ASSERT_EQ(bts_rec_iter_new(t, 0, &it), 0);
+	while (b < start + NFIRST && bts_rec_iter_next(it, &rec) > 0) {
 		int kind = bts_record_kind(&rec);
 
 		if (!rec.from || b++ < start)
@@ -122,6 +122,7 @@ static void expect_kinds(const char *btr, size_t start)
 	}
 	EXPECT_EQ(b, start + NFIRST);
 	bts_trace_free(t);
+	bts_rec_iter_free(it);
 }
 
 /* Every form, record for record, as the program's labels say. */

@@ -90,7 +90,7 @@ struct traced {
 
 static void traced_open(const char *btr, struct traced *tr)
 {
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct ptbts_record r;
 	pid_t pid;
 
@@ -99,10 +99,12 @@ static void traced_open(const char *btr, struct traced *tr)
 	ASSERT_EQ(bts_trace_nthreads(tr->t), (size_t)1);
 	pid = bts_trace_process(tr->t, 0)->pid;
 	ASSERT_EQ(bts_symbolizer_new(tr->t, pid, &tr->s), 0);
-	for (bts_trace_records(tr->t, 0, &it); bts_rec_iter_next(&it, &r) > 0;) {
+	ASSERT_EQ(bts_rec_iter_new(tr->t, 0, &it), 0);
+	while (bts_rec_iter_next(it, &r) > 0) {
 		tr->recs = realloc(tr->recs, (tr->n + 1) * sizeof(r));
 		tr->recs[tr->n++] = r;
 	}
+	bts_rec_iter_free(it);
 }
 
 static void traced_close(struct traced *tr)

@@ -49,7 +49,7 @@ static void walk_code(const struct bts_trace *t, pid_t pid)
 static void walk(const struct bts_trace *t)
 {
 	const struct bts_trace_info *info = bts_trace_info(t);
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct ptbts_record r;
 
 	CHECK(info->version == 1);
@@ -65,14 +65,15 @@ static void walk(const struct bts_trace *t)
 		uint64_t n = 0;
 
 		CHECK(th && th->tid > 0);
-		for (bts_trace_records(t, i, &it); bts_rec_iter_next(&it, &r); n++)
+		CHECK(bts_rec_iter_new(t, i, &it) == 0);
+		for (; bts_rec_iter_next(it, &r); n++)
 			CHECK(bts_record_kind(&r) >= 0);
 		CHECK(n == th->nrecords);
 		/* Random access lands on a record exactly when there is one. */
-		bts_trace_records(t, i, &it);
-		CHECK(bts_rec_iter_seek(&it, n / 2) == (n > 0));
-		CHECK(bts_rec_iter_next(&it, &r) == (n > 0));
-		CHECK(bts_rec_iter_seek(&it, n) == 0 && bts_rec_iter_next(&it, &r) == 0);
+		CHECK(bts_rec_iter_seek(it, n / 2) == (n > 0));
+		CHECK(bts_rec_iter_next(it, &r) == (n > 0));
+		CHECK(bts_rec_iter_seek(it, n) == 0 && bts_rec_iter_next(it, &r) == 0);
+		bts_rec_iter_free(it);
 	}
 	CHECK(!bts_trace_thread(t, bts_trace_nthreads(t)));
 }

@@ -86,12 +86,12 @@ static int record(char *const argv[], int mode, uint64_t size, const char *out,
 static void count(const struct bts_trace *t, size_t thread, uint64_t target,
 		  uint64_t handler, struct counts *c)
 {
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct ptbts_record r;
 
 	memset(c, 0, sizeof(*c));
-	bts_trace_records(t, thread, &it);
-	while (bts_rec_iter_next(&it, &r) == 1) {
+	ASSERT_EQ(bts_rec_iter_new(t, thread, &it), 0);
+	while (bts_rec_iter_next(it, &r) == 1) {
 		int kind = bts_record_kind(&r);
 
 		c->total++;
@@ -110,6 +110,7 @@ static void count(const struct bts_trace *t, size_t thread, uint64_t target,
 			c->lost += r.to;
 		}
 	}
+	bts_rec_iter_free(it);
 }
 
 static struct bts_trace *open_trace(const char *path)
@@ -232,7 +233,7 @@ TEST(session, maps_cover_every_branch)
 	char *argv[] = { prog, addrs, "3", NULL };
 	const struct bts_map *maps;
 	struct bts_session_stats st;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct ptbts_record r;
 	struct bts_trace *t;
 	size_t n, i, vdso = 0, self = 0;
@@ -251,8 +252,8 @@ TEST(session, maps_cover_every_branch)
 	}
 	EXPECT_EQ(self, 1u);
 	EXPECT_EQ(vdso, 1u);
-	bts_trace_records(t, 0, &it);
-	while (bts_rec_iter_next(&it, &r) == 1) {
+	ASSERT_EQ(bts_rec_iter_new(t, 0, &it), 0);
+	while (bts_rec_iter_next(it, &r) == 1) {
 		bool in_from = false, in_to = false;
 
 		if (!r.from)
@@ -268,6 +269,7 @@ TEST(session, maps_cover_every_branch)
 	free(addrs);
 	free(out);
 	free(prog);
+	bts_rec_iter_free(it);
 }
 
 TEST(session, ring_mode_keeps_newest)
@@ -276,7 +278,7 @@ TEST(session, ring_mode_keeps_newest)
 	char *prog = PROG_PATH("session-calls");
 	char *argv[] = { prog, addrs, "200", NULL };
 	struct bts_session_stats st;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct ptbts_record r;
 	struct bts_trace *t;
 	struct counts c;
@@ -291,14 +293,15 @@ TEST(session, ring_mode_keeps_newest)
 	EXPECT_EQ(c.lost, st.lost);
 	EXPECT_GT(st.lost, 200u);
 	EXPECT_EQ(st.records, 17u);
-	bts_trace_records(t, 0, &it);
-	ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
+	ASSERT_EQ(bts_rec_iter_new(t, 0, &it), 0);
+	ASSERT_EQ(bts_rec_iter_next(it, &r), 1);
 	EXPECT_EQ(bts_record_kind(&r), PTBTS_KIND_LOST);
 	EXPECT_EQ(r.from, 0u);
 	bts_trace_free(t);
 	free(addrs);
 	free(out);
 	free(prog);
+	bts_rec_iter_free(it);
 }
 
 TEST(session, exit_code_and_signal)
@@ -647,7 +650,7 @@ TEST(session, undecodable_code_gives_a_gap)
 	char *prog = PROG_PATH("session-badop");
 	char *argv[] = { prog, addrs, NULL };
 	struct bts_session_stats st;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct ptbts_record r, prev = { 0, 0, 0 };
 	uint64_t bad, handler, gaps = 0, signals = 0;
 	struct bts_trace *t;
@@ -656,8 +659,8 @@ TEST(session, undecodable_code_gives_a_gap)
 	EXPECT_TRUE(WIFEXITED(st.status) && WEXITSTATUS(st.status) == 0);
 	read_addrs(addrs, &bad, &handler);
 	t = open_trace(out);
-	bts_trace_records(t, 0, &it);
-	while (bts_rec_iter_next(&it, &r) == 1) {
+	ASSERT_EQ(bts_rec_iter_new(t, 0, &it), 0);
+	while (bts_rec_iter_next(it, &r) == 1) {
 		int kind = bts_record_kind(&r);
 
 		if (kind == PTBTS_KIND_GAP) {
@@ -679,6 +682,7 @@ TEST(session, undecodable_code_gives_a_gap)
 	free(addrs);
 	free(out);
 	free(prog);
+	bts_rec_iter_free(it);
 }
 
 /* A syscall the kernel restarts is not mistaken for the next instruction. */
@@ -688,7 +692,7 @@ TEST(session, restarted_syscall_records_nothing_extra)
 	char *prog = PROG_PATH("session-restart");
 	char *argv[] = { prog, addrs, NULL };
 	struct bts_session_stats st;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct ptbts_record r;
 	uint64_t after, from_after = 0;
 	struct bts_trace *t;
@@ -697,8 +701,8 @@ TEST(session, restarted_syscall_records_nothing_extra)
 	EXPECT_TRUE(WIFEXITED(st.status) && WEXITSTATUS(st.status) == 0);
 	read_addrs(addrs, &after, NULL);
 	t = open_trace(out);
-	bts_trace_records(t, 0, &it);
-	while (bts_rec_iter_next(&it, &r) == 1) {
+	ASSERT_EQ(bts_rec_iter_new(t, 0, &it), 0);
+	while (bts_rec_iter_next(it, &r) == 1) {
 		if (r.from != after)
 			continue;
 		from_after++;
@@ -709,4 +713,5 @@ TEST(session, restarted_syscall_records_nothing_extra)
 	free(addrs);
 	free(out);
 	free(prog);
+	bts_rec_iter_free(it);
 }

@@ -124,7 +124,7 @@ static void sample(struct img *m)
 static int check(const void *bytes, size_t n)
 {
 	uint8_t *copy = malloc(n ? n : 1);
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct ptbts_record r;
 	struct bts_trace *t;
 	const struct bts_map *maps;
@@ -135,10 +135,13 @@ static int check(const void *bytes, size_t n)
 	if (!err) {
 		for (size_t i = 0; i < bts_trace_nprocesses(t); i++)
 			bts_trace_maps(t, bts_trace_process(t, i)->pid, &maps);
-		for (size_t i = 0; i < bts_trace_nthreads(t); i++)
-			for (bts_trace_records(t, i, &it); bts_rec_iter_next(&it, &r);)
+		for (size_t i = 0; i < bts_trace_nthreads(t); i++) {
+			ASSERT_EQ(bts_rec_iter_new(t, i, &it), 0);
+			while (bts_rec_iter_next(it, &r))
 				if (bts_record_kind(&r) < 0)
 					FAIL("a record the reader let through");
+			bts_rec_iter_free(it);
+		}
 		bts_trace_free(t);
 	}
 	free(copy);
@@ -417,7 +420,7 @@ TEST(trace_bad, unknown_required_chunk_is_refused)
 TEST(trace_bad, unknown_optional_chunk_is_skipped)
 {
 	struct ptbts_record r;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct bts_trace *t;
 	struct img m;
 
@@ -429,10 +432,11 @@ TEST(trace_bad, unknown_optional_chunk_is_skipped)
 	ASSERT_EQ(check_img(&m), 0);
 	ASSERT_EQ(bts_trace_new_mem(m.b, m.n, &t), 0);
 	ASSERT_EQ(bts_trace_nthreads(t), (size_t)1);
-	bts_trace_records(t, 0, &it);
-	ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
+	ASSERT_EQ(bts_rec_iter_new(t, 0, &it), 0);
+	ASSERT_EQ(bts_rec_iter_next(it, &r), 1);
 	EXPECT_EQ(r.from, 0x401000u);
 	bts_trace_free(t);
+	bts_rec_iter_free(it);
 }
 
 TEST(trace_bad, reserved_record_bits)

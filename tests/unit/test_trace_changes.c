@@ -58,7 +58,7 @@ static int read_after_shrink(struct bts_trace *t)
 {
 	const struct bts_map *maps;
 	const struct bts_code *code;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct ptbts_record r;
 	int ret, n = 0;
 
@@ -70,9 +70,10 @@ static int read_after_shrink(struct bts_trace *t)
 		return 3;
 	if (bts_trace_nimages(t, PID) != 2 || strcmp(bts_trace_image(t, PID, 1)->exe, EXE "-2"))
 		return 4;
-	bts_trace_records(t, 0, &it);
-	while ((ret = bts_rec_iter_next(&it, &r)) > 0)
+	ASSERT_EQ(bts_rec_iter_new(t, 0, &it), 0);
+	while ((ret = bts_rec_iter_next(it, &r)) > 0)
 		n++;
+	bts_rec_iter_free(it);
 	if (ret != -BTS_E_IO || !strstr(bts_errdetail(), "shrank since it was opened"))
 		return 5;
 	return 0;
@@ -126,7 +127,7 @@ TEST(trace_changes, raw_records_changed_after_opening_are_an_error)
 	struct bts_insn_decoder *d;
 	struct bts_insn_entry e;
 	struct bts_trace *t;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	int fd, ret;
 	size_t n;
 
@@ -137,8 +138,8 @@ TEST(trace_changes, raw_records_changed_after_opening_are_an_error)
 	close(fd);
 
 	/* Never the forged record in place of record NRECS / 2. */
-	bts_trace_records(t, 0, &it);
-	for (n = 0; (ret = bts_rec_iter_next(&it, &r)) > 0; n++)
+	ASSERT_EQ(bts_rec_iter_new(t, 0, &it), 0);
+	for (n = 0; (ret = bts_rec_iter_next(it, &r)) > 0; n++)
 		if (n == NRECS / 2)
 			EXPECT_NE(r.from, forged.from);
 	EXPECT_EQ(ret, -BTS_E_FORMAT);
@@ -155,4 +156,5 @@ TEST(trace_changes, raw_records_changed_after_opening_are_an_error)
 	bts_trace_free(t);
 	unlink(path);
 	free(path);
+	bts_rec_iter_free(it);
 }

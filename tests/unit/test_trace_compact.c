@@ -94,12 +94,13 @@ static void write_two(const char *path, int format, const struct ptbts_record *a
 static void expect_records(const struct bts_trace *t, size_t thread,
 			   const struct ptbts_record *want, size_t n)
 {
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct ptbts_record r;
 	size_t i = 0;
 
 	ASSERT_EQ(bts_trace_thread(t, thread)->nrecords, (uint64_t)n);
-	for (bts_trace_records(t, thread, &it); bts_rec_iter_next(&it, &r) == 1; i++) {
+	ASSERT_EQ(bts_rec_iter_new(t, thread, &it), 0);
+	for (; bts_rec_iter_next(it, &r) == 1; i++) {
 		ASSERT_LT(i, n);
 		if (memcmp(&r, &want[i], sizeof(r)))
 			FAIL("record %zu: %llx %llx %llx, want %llx %llx %llx", i,
@@ -108,6 +109,7 @@ static void expect_records(const struct bts_trace *t, size_t thread,
 			     (unsigned long long)want[i].to, (unsigned long long)want[i].flags);
 	}
 	EXPECT_EQ(i, n);
+	bts_rec_iter_free(it);
 }
 
 static off_t file_size(const char *path)
@@ -183,29 +185,31 @@ TEST(trace_compact, seek)
 	random_records(a, n);
 	for (int f = 0; f < 2; f++) {
 		char *path = tpath("seek.btr");
-		struct bts_rec_iter it;
+		struct bts_rec_iter *it = NULL;
 		struct bts_trace *t;
 
 		unlink(path);
 		write_two(path, formats[f], a, n, a, 10);
 		ASSERT_EQ(bts_trace_new(path, &t), 0);
-		bts_trace_records(t, 0, &it);
+		ASSERT_EQ(bts_rec_iter_new(t, 0, &it), 0);
 		for (uint64_t i = n - 1;; i = i * 7 / 9) {
-			ASSERT_EQ(bts_rec_iter_seek(&it, i), 1);
-			ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
+			ASSERT_EQ(bts_rec_iter_seek(it, i), 1);
+			ASSERT_EQ(bts_rec_iter_next(it, &r), 1);
 			EXPECT_EQ(memcmp(&r, &a[i], sizeof(r)), 0);
 			if (i + 1 < n) {
-				ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
+				ASSERT_EQ(bts_rec_iter_next(it, &r), 1);
 				EXPECT_EQ(memcmp(&r, &a[i + 1], sizeof(r)), 0);
 			}
 			if (!i)
 				break;
 		}
-		EXPECT_EQ(bts_rec_iter_seek(&it, n), 0);
-		EXPECT_EQ(bts_rec_iter_next(&it, &r), 0);
-		EXPECT_EQ(bts_rec_iter_seek(&it, ~0ull), 0);
-		bts_trace_records(t, 5, &it);
-		EXPECT_EQ(bts_rec_iter_seek(&it, 0), 0);
+		EXPECT_EQ(bts_rec_iter_seek(it, n), 0);
+		EXPECT_EQ(bts_rec_iter_next(it, &r), 0);
+		EXPECT_EQ(bts_rec_iter_seek(it, ~0ull), 0);
+		bts_rec_iter_free(it);
+		ASSERT_EQ(bts_rec_iter_new(t, 5, &it), 0);
+		EXPECT_EQ(bts_rec_iter_seek(it, 0), 0);
+		bts_rec_iter_free(it);
 		bts_trace_free(t);
 		free(path);
 	}
@@ -262,11 +266,13 @@ static struct ptbts_record *all_records(const struct bts_trace *t, size_t th,
 {
 	struct ptbts_record *r = calloc(bts_trace_thread(t, th)->nrecords + 1,
 					sizeof(*r));
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 
 	*n = 0;
-	for (bts_trace_records(t, th, &it); bts_rec_iter_next(&it, &r[*n]) == 1;)
+	ASSERT_EQ(bts_rec_iter_new(t, th, &it), 0);
+	while (bts_rec_iter_next(it, &r[*n]) == 1)
 		(*n)++;
+	bts_rec_iter_free(it);
 	return r;
 }
 
@@ -361,7 +367,7 @@ static void sample(struct sample *s)
 static int check(const uint8_t *bytes, size_t n)
 {
 	uint8_t *copy = malloc(n ? n : 1);
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct ptbts_record r;
 	struct bts_trace *t;
 	int err;
@@ -369,10 +375,13 @@ static int check(const uint8_t *bytes, size_t n)
 	memcpy(copy, bytes, n);
 	err = bts_trace_new_mem(copy, n, &t);
 	if (!err) {
-		for (size_t i = 0; i < bts_trace_nthreads(t); i++)
-			for (bts_trace_records(t, i, &it); bts_rec_iter_next(&it, &r) == 1;)
+		for (size_t i = 0; i < bts_trace_nthreads(t); i++) {
+			ASSERT_EQ(bts_rec_iter_new(t, i, &it), 0);
+			while (bts_rec_iter_next(it, &r) == 1)
 				if (bts_record_kind(&r) < 0)
 					FAIL("a record the reader let through");
+			bts_rec_iter_free(it);
+		}
 		bts_trace_free(t);
 	}
 	free(copy);

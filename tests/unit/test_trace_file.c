@@ -113,7 +113,7 @@ TEST(trace_file, round_trip_of_every_chunk)
 	const struct bts_process_info *p;
 	const struct bts_thread_info *th;
 	const struct bts_map *maps;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct ptbts_record r;
 	struct bts_trace *t;
 
@@ -160,27 +160,30 @@ TEST(trace_file, round_trip_of_every_chunk)
 	EXPECT_TRUE(bts_trace_thread(t, 3) == NULL);
 
 	/* Thread 100's two batches, oldest first. */
-	bts_trace_records(t, 0, &it);
-	ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
+	ASSERT_EQ(bts_rec_iter_new(t, 0, &it), 0);
+	ASSERT_EQ(bts_rec_iter_next(it, &r), 1);
 	expect_rec(&r, 0x1000, 0x2000, 0);
-	ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
+	ASSERT_EQ(bts_rec_iter_next(it, &r), 1);
 	expect_rec(&r, 0x2010, 0x3000, 0x10);
-	ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
+	ASSERT_EQ(bts_rec_iter_next(it, &r), 1);
 	expect_rec(&r, 0, 7, PTBTS_MKKIND(PTBTS_KIND_LOST));
-	ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
+	ASSERT_EQ(bts_rec_iter_next(it, &r), 1);
 	expect_rec(&r, 0x3004, 0x1000, 0);
-	EXPECT_EQ(bts_rec_iter_next(&it, &r), 0);
-	EXPECT_EQ(bts_rec_iter_next(&it, &r), 0);
-	bts_trace_records(t, 1, &it);
-	ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
+	EXPECT_EQ(bts_rec_iter_next(it, &r), 0);
+	EXPECT_EQ(bts_rec_iter_next(it, &r), 0);
+	bts_rec_iter_free(it);
+	ASSERT_EQ(bts_rec_iter_new(t, 1, &it), 0);
+	ASSERT_EQ(bts_rec_iter_next(it, &r), 1);
 	expect_rec(&r, 0x4000, 0x5000, PTBTS_MKKIND(PTBTS_KIND_SIGNAL));
-	EXPECT_EQ(bts_rec_iter_next(&it, &r), 0);
-	bts_trace_records(t, 2, &it);
-	ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
+	EXPECT_EQ(bts_rec_iter_next(it, &r), 0);
+	bts_rec_iter_free(it);
+	ASSERT_EQ(bts_rec_iter_new(t, 2, &it), 0);
+	ASSERT_EQ(bts_rec_iter_next(it, &r), 1);
 	expect_rec(&r, 0x7000, 0x7100, 0);
-	EXPECT_EQ(bts_rec_iter_next(&it, &r), 0);
-	bts_trace_records(t, 3, &it);
-	EXPECT_EQ(bts_rec_iter_next(&it, &r), 0);
+	EXPECT_EQ(bts_rec_iter_next(it, &r), 0);
+	bts_rec_iter_free(it);
+	ASSERT_EQ(bts_rec_iter_new(t, 3, &it), 0);
+	EXPECT_EQ(bts_rec_iter_next(it, &r), 0);
 
 	ASSERT_EQ(bts_trace_maps(t, 100, &maps), (size_t)2);
 	EXPECT_EQ(maps[0].start, 0x400000u);
@@ -198,13 +201,14 @@ TEST(trace_file, round_trip_of_every_chunk)
 	EXPECT_EQ(bts_trace_maps(t, 300, &maps), (size_t)0);
 	bts_trace_free(t);
 	free(path);
+	bts_rec_iter_free(it);
 }
 
 /* The same bytes read from memory, at an odd address. */
 TEST(trace_file, open_mem_reads_unaligned_buffers)
 {
 	char *path = tpath("t.btr");
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct ptbts_record r;
 	struct bts_trace *t;
 	struct stat st;
@@ -219,12 +223,13 @@ TEST(trace_file, open_mem_reads_unaligned_buffers)
 	close(fd);
 	ASSERT_EQ(bts_trace_new_mem(buf + 1, st.st_size, &t), 0);
 	ASSERT_EQ(bts_trace_nthreads(t), (size_t)3);
-	bts_trace_records(t, thread_index(t, 101), &it);
-	ASSERT_EQ(bts_rec_iter_next(&it, &r), 1);
+	ASSERT_EQ(bts_rec_iter_new(t, thread_index(t, 101), &it), 0);
+	ASSERT_EQ(bts_rec_iter_next(it, &r), 1);
 	expect_rec(&r, 0x4000, 0x5000, PTBTS_MKKIND(PTBTS_KIND_SIGNAL));
 	bts_trace_free(t);
 	free(buf);
 	free(path);
+	bts_rec_iter_free(it);
 }
 
 TEST(trace_file, large_batches_are_split_and_rejoined)
@@ -232,7 +237,7 @@ TEST(trace_file, large_batches_are_split_and_rejoined)
 	enum { N = 40000 };
 	struct ptbts_record *recs = calloc(N, sizeof(*recs));
 	char *path = tpath("big.btr");
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct ptbts_record r;
 	struct bts_writer *w;
 	struct bts_trace *t;
@@ -253,8 +258,8 @@ TEST(trace_file, large_batches_are_split_and_rejoined)
 			      N * 24 + (8 + 16));
 	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	EXPECT_EQ(bts_trace_thread(t, 0)->nrecords, (uint64_t)N);
-	bts_trace_records(t, 0, &it);
-	for (i = 0; bts_rec_iter_next(&it, &r); i++)
+	ASSERT_EQ(bts_rec_iter_new(t, 0, &it), 0);
+	for (i = 0; bts_rec_iter_next(it, &r); i++)
 		if (r.from != 0x1000 + i || r.to != 0x2000 + i)
 			FAIL("record %llu: 0x%llx", (unsigned long long)i,
 			     (unsigned long long)r.from);
@@ -262,6 +267,7 @@ TEST(trace_file, large_batches_are_split_and_rejoined)
 	bts_trace_free(t);
 	free(recs);
 	free(path);
+	bts_rec_iter_free(it);
 }
 
 #ifdef __SANITIZE_ADDRESS__
@@ -284,7 +290,7 @@ TEST(trace_file, streaming_keeps_memory_flat)
 	static struct ptbts_record recs[BATCH];
 	char *path = tpath("stream.btr");
 	size_t before, opened;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct ptbts_record r;
 	struct bts_writer *w;
 	struct bts_trace *t;
@@ -311,13 +317,14 @@ TEST(trace_file, streaming_keeps_memory_flat)
 
 	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	EXPECT_EQ(bts_trace_thread(t, 0)->nrecords, (uint64_t)BATCH * BATCHES);
-	bts_trace_records(t, 0, &it);
-	for (n = 0; bts_rec_iter_next(&it, &r); n++)
+	ASSERT_EQ(bts_rec_iter_new(t, 0, &it), 0);
+	for (n = 0; bts_rec_iter_next(it, &r); n++)
 		if (r.from != 0x10000 + n || r.to != 0x20000 + n || r.flags)
 			FAIL("record %llu is wrong", (unsigned long long)n);
 	EXPECT_EQ(n, (uint64_t)BATCH * BATCHES);
 	bts_trace_free(t);
 	free(path);
+	bts_rec_iter_free(it);
 }
 
 TEST(trace_file, written_under_a_temporary_name)
@@ -627,14 +634,15 @@ TEST(trace_file, close_does_not_replace_a_fifo_made_meanwhile)
 /* Records of thread 1 in @t, each checked to be rec(0x1000 + i, 0x2000 + i). */
 static uint64_t count_recs(struct bts_trace *t)
 {
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct ptbts_record r;
 	uint64_t n;
 
-	bts_trace_records(t, 0, &it);
-	for (n = 0; bts_rec_iter_next(&it, &r); n++)
+	ASSERT_EQ(bts_rec_iter_new(t, 0, &it), 0);
+	for (n = 0; bts_rec_iter_next(it, &r); n++)
 		if (r.from != 0x1000 + n || r.to != 0x2000 + n)
 			FAIL("record %llu is wrong", (unsigned long long)n);
+	bts_rec_iter_free(it);
 	return n;
 }
 

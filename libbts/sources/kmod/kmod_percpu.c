@@ -107,7 +107,7 @@ static int percpu_refused(long err, unsigned int why)
 }
 
 int bts_percpu_new(uint64_t cpus, size_t buffer_size, int mode,
-		     struct bts_percpu **out)
+		   struct bts_percpu **out)
 {
 	/* The module takes a mask of any size; libbts names 64 CPUs. */
 	uint64_t mask[1] = { cpus };

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * A thread's record iterator, for the parts of libbts that hold one in
+ * their own state (decode/): callers of bts.h get an opaque one from
+ * bts_rec_iter_new().  trace/reader_records.c walks it.
+ */
+#ifndef BTS_TRACE_REC_ITER_H
+#define BTS_TRACE_REC_ITER_H
+
+#include "bts.h"
+
+struct bts_rec_iter {
+	const struct bts_trace *trace;
+	size_t thread;
+	size_t batch;		/* the thread's batch being read */
+	uint64_t index;		/* the next record in that batch */
+};
+
+/* bts_rec_iter_new() into an iterator the caller holds. */
+void bts_rec_iter_init(const struct bts_trace *t, size_t thread,
+		       struct bts_rec_iter *it);
+
+#endif /* BTS_TRACE_REC_ITER_H */
