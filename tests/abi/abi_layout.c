@@ -1,18 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Prints the size and every field offset of the uapi structs.  Built with
- * -m32 and -m64; tests/unit/test_abi.c asserts both print the same.
+ * The size and every field offset of the uapi structs, put by the compiler
+ * into a section of the object file: built with -m32 and -m64, the two
+ * sections are compared by tests/unit/test_abi.c.  Nothing of it runs, so
+ * the check holds on a kernel that cannot run i386 programs too.
+ *
+ * Each entry: a NUL-terminated name, then two 8-byte numbers.  Every number
+ * is an int (the constants are small; an ioctl number is 32 bits): gcc
+ * writes it the same way for both targets.
  */
 #include <stddef.h>
-#include <stdio.h>
 
 #include <linux/ptrace_bts.h>
 
-#define S(T)	 printf("sizeof(struct %s) = %zu\n", #T, sizeof(struct T))
-#define F(T, f)	 printf("  %s.%s @ %zu +%zu\n", #T, #f, offsetof(struct T, f), \
-			sizeof(((struct T *)0)->f))
+#define E(name, a, b)							\
+	asm volatile(".pushsection .abi_layout, \"a\"\n\t"		\
+		     ".asciz \"" name "\"\n\t"				\
+		     ".quad %c0, %c1\n\t"					\
+		     ".popsection" : : "i"((int)(a)), "i"((int)(b)))
+#define S(T)	E("sizeof(struct " #T ")", sizeof(struct T), 0)
+#define F(T, f)	E(#T "." #f, offsetof(struct T, f), sizeof(((struct T *)0)->f))
 
-int main(void)
+void abi_layout(void);
+
+void abi_layout(void)
 {
 	S(ptbts_record);
 	F(ptbts_record, from); F(ptbts_record, to); F(ptbts_record, flags);
@@ -62,17 +73,20 @@ int main(void)
 	F(ptbts_percpu_status, buffer_size);
 	F(ptbts_percpu_status, __reserved);
 
-	printf("first sizes %d %d %d %d %d %d\n", PTBTS_CONFIG_SIZE_VER0,
-	       PTBTS_STATUS_SIZE_VER0, PTBTS_ACK_SIZE_VER0,
-	       PTBTS_CAPS_SIZE_VER0, PTBTS_PERCPU_CONFIG_SIZE_VER0,
-	       PTBTS_PERCPU_STATUS_SIZE_VER0);
+	E("first size config", PTBTS_CONFIG_SIZE_VER0, 0);
+	E("first size status", PTBTS_STATUS_SIZE_VER0, 0);
+	E("first size ack", PTBTS_ACK_SIZE_VER0, 0);
+	E("first size caps", PTBTS_CAPS_SIZE_VER0, 0);
+	E("first size percpu_config", PTBTS_PERCPU_CONFIG_SIZE_VER0, 0);
+	E("first size percpu_status", PTBTS_PERCPU_STATUS_SIZE_VER0, 0);
 	/* _IOWR() has sizeof's type: the same 32 bits on both. */
-	printf("ioctls %#x %#x %#x %#x %#x %#x %#x %#x %#x\n",
-	       (unsigned)PTBTS_IOC_CAPS, (unsigned)PTBTS_IOC_ATTACH,
-	       (unsigned)PTBTS_IOC_DETACH, (unsigned)PTBTS_IOC_STATUS,
-	       (unsigned)PTBTS_IOC_WAIT, (unsigned)PTBTS_IOC_ACK,
-	       (unsigned)PTBTS_IOC_PERCPU_START,
-	       (unsigned)PTBTS_IOC_PERCPU_STOP,
-	       (unsigned)PTBTS_IOC_PERCPU_STATUS);
-	return 0;
+	E("ioctl CAPS", PTBTS_IOC_CAPS, 0);
+	E("ioctl ATTACH", PTBTS_IOC_ATTACH, 0);
+	E("ioctl DETACH", PTBTS_IOC_DETACH, 0);
+	E("ioctl STATUS", PTBTS_IOC_STATUS, 0);
+	E("ioctl WAIT", PTBTS_IOC_WAIT, 0);
+	E("ioctl ACK", PTBTS_IOC_ACK, 0);
+	E("ioctl PERCPU_START", PTBTS_IOC_PERCPU_START, 0);
+	E("ioctl PERCPU_STOP", PTBTS_IOC_PERCPU_STOP, 0);
+	E("ioctl PERCPU_STATUS", PTBTS_IOC_PERCPU_STATUS, 0);
 }
