@@ -150,7 +150,7 @@ static uint64_t count_markers(const struct bts_trace *t, size_t thread)
 	int ret;
 
 	ret = bts_rec_iter_new(t, thread, &it);
-	while (!ret && (ret = bts_rec_iter_next(it, &rec)) > 0)
+	while (ret >= 0 && (ret = bts_rec_iter_next(it, &rec)) > 0)
 		n += !rec.from;
 	bts_rec_iter_free(it);
 	if (ret < 0)

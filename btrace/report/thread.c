@@ -47,7 +47,7 @@ static void branches(struct replay *r, struct replay_thread *th,
 	else
 		printf("Last %" PRIu64 " branches:\n", ti->nrecords - lo);
 	ret = bts_rec_iter_new(r->trace, th->index, &it);
-	for (uint64_t i = 0; !ret && (ret = bts_rec_iter_next(it, &rec)) > 0;
+	for (uint64_t i = 0; ret >= 0 && (ret = bts_rec_iter_next(it, &rec)) > 0;
 	     i++) {
 		/* bts_trace_new() validated every record: kinds are known. */
 		int kind = bts_record_kind(&rec);

@@ -54,7 +54,7 @@ static int take(const char *path, uintptr_t entry, struct selftest_trace *out)
 		return -1;
 	}
 	ret = bts_rec_iter_new(t, 0, &it);
-	while (!ret && (ret = bts_rec_iter_next(it, &r)) == 1) {
+	while (ret >= 0 && (ret = bts_rec_iter_next(it, &r)) == 1) {
 		unsigned int kind = PTBTS_KIND(r.flags);
 
 		in = in || (r.from && r.to == entry);
