@@ -175,6 +175,16 @@ static void ptbts_hw_in(struct ptbts_hw *hw)
 	unsigned long flags;
 
 	local_irq_save(flags);
+	/*
+	 * Already running: a wait for room that slept (ptbts_hw_block()) was
+	 * switched back in by the notifier, which started the slice.  A
+	 * second start would find BTS on, take it for someone else's and
+	 * owe a GAP marker that no slice was missing.
+	 */
+	if (READ_ONCE(hw->active)) {
+		local_irq_restore(flags);
+		return;
+	}
 	this_cpu_write(ptbts_hw_switching, hw);
 	/* Read on this CPU only: ptbts_hw_nmi(), ptbts_hw_out(). */
 	WRITE_ONCE(hw->active, true);
@@ -318,6 +328,7 @@ static void ptbts_hw_block(struct callback_head *cb)
 		wait_event_freezable(r->room_wq,
 				     READ_ONCE(hw->stopping) ||
 				     ds_win_room(&hw->ds.bts, ptbts_hw_tail(hw)));
+		/* Unless the switch back in after a sleep started it. */
 		preempt_disable();
 		ptbts_hw_in(hw);
 		preempt_enable();
