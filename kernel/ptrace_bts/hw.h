@@ -32,7 +32,7 @@ int ptbts_hw_start(struct ptbts_thread *t);
 bool ptbts_hw_slice_here(void);
 void ptbts_hw_stop(struct ptbts_thread *t);
 bool ptbts_hw_end(struct ptbts_thread *t);
-void ptbts_hw_cut(struct ptbts_thread *t);
+void ptbts_hw_cut(struct ptbts_thread *t, bool final);
 
 /* task_gone.c: the one reader of the scheduler's fields */
 struct task_struct;

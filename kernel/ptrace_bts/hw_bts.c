@@ -70,6 +70,7 @@
  * @registered: @pn is registered (only the thread changes it)
  * @stopping:   the attachment ends: no new slice may turn BTS on
  * @active:     a slice is running: BTS may be writing
+ * @final:      the final GAP marker is written (ptbts_hw_final())
  * @scratch:    the DS code's scratch records
  * @scratch2:   the same for the PEBS region (kmod-pebs), or NULL
  * @own_area:   a DS area for CPUs where perf installed none
@@ -95,6 +96,7 @@ struct ptbts_hw {
 	bool registered;
 	bool stopping;
 	bool active;
+	bool final;
 	u8 *scratch;
 	u8 *scratch2;
 	struct ds_area *own_area;
@@ -148,11 +150,41 @@ bool ptbts_hw_slice_here(void)
 	return !!this_cpu_read(ptbts_hw_cur);
 }
 
+/*
+ * The ptrace link ended (or the thread's exec left it non-dumpable): a GAP
+ * marker (disabled) ends the stream, as kmod-step's does, once, before the
+ * state reads DETACHED and the release wakes the tracer.  No slice runs
+ * and none can start, so the region is the caller's alone: either the
+ * thread itself between slices, with interrupts off, or ptbts_hw_cut()
+ * after its IPI, which waits for that thread's section to end (and so
+ * sees its @final).  Where STOP and BLOCK have no room for it, the marker
+ * is counted as lost, as every marker is (ds_win_marker()).
+ */
+static void ptbts_hw_final(struct ptbts_hw *hw)
+{
+	if (hw->final)
+		return;
+	hw->final = true;
+	ds_win_marker(&hw->ds.bts, ptbts_hw_tail(hw), PTBTS_KIND_GAP,
+		      PTBTS_GAP_DISABLED);
+	ptbts_hw_publish(hw);
+}
+
 static void ptbts_hw_in(struct ptbts_hw *hw)
 {
 	unsigned long flags;
 
 	local_irq_save(flags);
+	/*
+	 * Already running: a wait for room that slept (ptbts_hw_block()) was
+	 * switched back in by the notifier, which started the slice.  A
+	 * second start would find BTS on, take it for someone else's and
+	 * owe a GAP marker that no slice was missing.
+	 */
+	if (READ_ONCE(hw->active)) {
+		local_irq_restore(flags);
+		return;
+	}
 	this_cpu_write(ptbts_hw_switching, hw);
 	/* Read on this CPU only: ptbts_hw_nmi(), ptbts_hw_out(). */
 	WRITE_ONCE(hw->active, true);
@@ -166,6 +198,7 @@ static void ptbts_hw_in(struct ptbts_hw *hw)
 	} else if (!ptbts_thread_linked(hw->t)) {
 		/* Every slice starts here: none starts past the ptrace link. */
 		WRITE_ONCE(hw->active, false);
+		ptbts_hw_final(hw);
 		ptbts_thread_unlink(hw->t, PTBTS_STATE_DETACHED);
 	} else {
 		ds_task_sched_in(&ptbts_hw_ops, &hw->ds, ptbts_hw_tail(hw), 0);
@@ -295,6 +328,7 @@ static void ptbts_hw_block(struct callback_head *cb)
 		wait_event_freezable(r->room_wq,
 				     READ_ONCE(hw->stopping) ||
 				     ds_win_room(&hw->ds.bts, ptbts_hw_tail(hw)));
+		/* Unless the switch back in after a sleep started it. */
 		preempt_disable();
 		ptbts_hw_in(hw);
 		preempt_enable();
@@ -385,16 +419,21 @@ static void ptbts_hw_end_here(void *arg)
 
 /**
  * ptbts_hw_cut() - no record of @t's thread from now on
- * @t: the thread object, whose ptrace link (or dumpability) just ended
+ * @t:     the thread object, whose ptrace link (or dumpability) just ended,
+ *         or whose thread exits
+ * @final: the link ended: write the final GAP marker
  *
  * The moment the link ends, not at the thread's next slice: the thread may
  * be running on another CPU, where nothing else would end its slice.  As
  * in ptbts_hw_end(), @stopping keeps any new slice from turning BTS on and
- * an IPI ends the running one where it runs.  Any context with interrupts
- * on (the exit and exec probes included); ptbts_hw_end() still ends the
- * attachment, from its release.
+ * an IPI ends the running one where it runs; then the marker goes after
+ * the last record of that slice.  An exiting thread gets none: its
+ * exit_group entry ends the stream.  Any context with interrupts on (the
+ * exit and exec probes included); ptbts_hw_end() still ends the
+ * attachment, from its release, which takes @hw off the list under
+ * ptbts_hw_lock and so never overlaps this.
  */
-void ptbts_hw_cut(struct ptbts_thread *t)
+void ptbts_hw_cut(struct ptbts_thread *t, bool final)
 {
 	struct ptbts_hw *hw;
 
@@ -406,6 +445,8 @@ void ptbts_hw_cut(struct ptbts_thread *t)
 		/* Matches ptbts_hw_in()'s: it sees @stopping, or the IPI its slice. */
 		smp_mb();
 		on_each_cpu(ptbts_hw_end_here, hw, 1);
+		if (final)
+			ptbts_hw_final(hw);
 		wake_up_all(&t->ring.room_wq);
 		break;
 	}

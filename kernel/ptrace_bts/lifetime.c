@@ -17,10 +17,12 @@
  * (ptbts_thread_linked()); an attachment whose link ended is released the
  * same way.  The hardware writes without asking, so for kmod-bts and
  * kmod-pebs the end of the link also stops it at once, wherever the thread
- * runs (ptbts_source_cut()): at the tracer's exit and exec (its probes
- * here) and at an exec of the thread's own that leaves it non-dumpable.
- * A PTRACE_DETACH needs no probe: the thread sits in a ptrace stop, off
- * its CPU, and its next slice does not start (ptbts_hw_in()).
+ * runs, and writes the final marker (ptbts_thread_cut()): at the tracer's
+ * exit and exec (its probes here) and at an exec of the thread's own that
+ * leaves it non-dumpable.  A PTRACE_DETACH needs no probe: the thread sits
+ * in a ptrace stop, off its CPU, and either its next slice does not start
+ * (ptbts_hw_in()) or the tracer's STATUS or WAIT ends it first
+ * (ptbts_thread_settle()).
  */
 #include <linux/hashtable.h>
 #include <linux/ptrace.h>
@@ -65,6 +67,28 @@ bool ptbts_thread_unlink(struct ptbts_thread *t, u32 why)
 	return true;
 }
 
+/**
+ * ptbts_thread_cut() - the link of @t ended, or its thread exits: end it
+ * @t:   the thread object, referenced by the caller
+ * @why: %PTBTS_STATE_EXITED or %PTBTS_STATE_DETACHED
+ *
+ * A hardware source stops writing at once, wherever the thread runs, and
+ * its final marker (DETACHED only) is in the buffer before the state
+ * reads as ended and the release wakes the tracer.  A cut that loses the
+ * race to another end only stops what that end stops too.  Any context
+ * with interrupts on.
+ *
+ * Return: whether this call ended it.
+ */
+bool ptbts_thread_cut(struct ptbts_thread *t, u32 why)
+{
+	/* Pairs with cmpxchg(@gone) in ptbts_thread_unlink(), _end(). */
+	if (READ_ONCE(t->gone))
+		return false;
+	ptbts_source_cut(t, why);
+	return ptbts_thread_unlink(t, why);
+}
+
 /* Under the registry lock: out of both tables, if it is in. */
 static void ptbts_registry_unhash(struct ptbts_thread *t)
 {
@@ -79,8 +103,7 @@ static void ptbts_registry_unhash(struct ptbts_thread *t)
 static void ptbts_registry_evict(struct ptbts_thread *t, u32 why)
 {
 	ptbts_registry_unhash(t);
-	if (ptbts_thread_unlink(t, why))
-		ptbts_source_cut(t);
+	ptbts_thread_cut(t, why);
 }
 
 /**

@@ -198,7 +198,7 @@ u8 ptbts_source_unavail(u32 source);
 const char *ptbts_unavail_name(u8 reason);
 bool ptbts_source_uses_buffer2(u32 source);
 const struct ptbts_source_ops *ptbts_source_get(u32 source, int *err);
-bool ptbts_source_cut(struct ptbts_thread *t);
+bool ptbts_source_cut(struct ptbts_thread *t, u32 why);
 
 /* caps.c */
 long ptbts_ioctl_caps(void __user *uarg);
@@ -299,6 +299,7 @@ void ptbts_release_work(struct work_struct *work);
 bool ptbts_thread_linked(struct ptbts_thread *t);
 bool ptbts_tracer_linked(const struct ptbts_thread *t);
 bool ptbts_thread_unlink(struct ptbts_thread *t, u32 why);
+bool ptbts_thread_cut(struct ptbts_thread *t, u32 why);
 void ptbts_on_exit(void *data, struct task_struct *p);
 void ptbts_on_exec(void *data, struct task_struct *p, pid_t old_pid,
 		   struct linux_binprm *bprm);

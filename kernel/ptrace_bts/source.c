@@ -125,21 +125,24 @@ const struct ptbts_source_ops *ptbts_source_get(u32 source, int *err)
 
 /**
  * ptbts_source_cut() - stop a hardware source's writes into @t's buffer now
- * @t: the thread object, whose ptrace link or dumpability just ended
+ * @t:   the thread object, whose ptrace link or dumpability just ended, or
+ *       whose thread exits
+ * @why: %PTBTS_STATE_DETACHED (the link ended: a final GAP marker) or
+ *       %PTBTS_STATE_EXITED
  *
  * The hardware writes while the thread runs, wherever it runs, so the end
  * of the link must reach its CPU at once (ptbts_hw_cut()).  kmod-step
- * records only in its own trap, which checks the link itself.  Any context
- * with interrupts on.
+ * records only in its own trap, which checks the link itself and writes
+ * its own marker.  Any context with interrupts on.
  *
  * Return: whether @t's source writes by hardware (and was cut).
  */
-bool ptbts_source_cut(struct ptbts_thread *t)
+bool ptbts_source_cut(struct ptbts_thread *t, u32 why)
 {
 	switch (t->source) {
 	case PTBTS_SOURCE_KMOD_BTS:
 	case PTBTS_SOURCE_KMOD_PEBS:
-		ptbts_hw_cut(t);
+		ptbts_hw_cut(t, why == PTBTS_STATE_DETACHED);
 		return true;
 	default:
 		return false;

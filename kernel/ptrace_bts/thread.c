@@ -156,14 +156,16 @@ void ptbts_thread_end(struct ptbts_thread *t)
  * @t: the thread object, referenced by the caller
  *
  * The tracer's side of ptbts_thread_linked(): a PTRACE_DETACH is seen here
- * even before the thread runs again.  Sleeps.  Afterwards a thread that
- * reads as EXITED or DETACHED has its buffer released.
+ * even before the thread runs again, and ends it as the thread would have,
+ * a hardware source's final marker included (ptbts_thread_cut()).
+ * Sleeps.  Afterwards a thread that reads as EXITED or DETACHED has its
+ * buffer released.
  */
 void ptbts_thread_settle(struct ptbts_thread *t)
 {
 	/* Pairs with cmpxchg(@gone): ptbts_thread_unlink(), ptbts_thread_end(). */
 	if (!READ_ONCE(t->gone) && !ptbts_tracer_linked(t))
-		ptbts_thread_unlink(t, PTBTS_STATE_DETACHED);
+		ptbts_thread_cut(t, PTBTS_STATE_DETACHED);
 	if (READ_ONCE(t->gone))
 		flush_work(&t->release_work);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Helpers of the tests on the virtual CPU with BTS (kt_hw.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #define KT_BTS_DATA	(2 * KT_PAGE)
 #define KT_BTS_AUX	(64 * KT_PAGE)
+#define KT_WATCHDOG	"/proc/sys/kernel/nmi_watchdog"
 
 int kt_intel_bts_open(struct kt_intel_bts *b, pid_t pid, int cpu)
 {
@@ -129,4 +131,20 @@ size_t kt_split_user(const struct ptbts_record *r, size_t n,
 			return ~(size_t)0;
 	}
 	return entries;
+}
+
+int kt_watchdog_set(const char *val)
+{
+	char old[16] = "";
+	int fd = open(KT_WATCHDOG, O_RDWR);
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (read(fd, old, sizeof(old) - 1) < 0 ||
+	    pwrite(fd, val, strlen(val), 0) < 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return old[0] == '1';
 }

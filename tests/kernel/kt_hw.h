@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Helpers of the tests on the virtual CPU with BTS: Linux's own intel_bts
- * AUX PMU as a second recorder, and the split of a BTS stream into user
- * branches and entries into the kernel.
+ * AUX PMU as a second recorder, the split of a BTS stream into user
+ * branches and entries into the kernel, and the NMI watchdog.
  */
 #ifndef KT_HW_H
 #define KT_HW_H
@@ -46,5 +46,12 @@ bool kt_kernel_addr(uint64_t a);
  */
 size_t kt_split_user(const struct ptbts_record *r, size_t n,
 		     struct ptbts_record *user, size_t *nuser);
+
+/*
+ * The NMI watchdog is a perf event on the PMU: while it runs, perf holds
+ * the counters and kmod-pebs is refused (perf busy).  Writes @val ("0" or
+ * "1") to it; 1 when it was on, 0 when off or absent, -1 on failure.
+ */
+int kt_watchdog_set(const char *val);
 
 #endif /* KT_HW_H */

@@ -181,13 +181,13 @@ TEST(link, setuid_exec_ends_recording)
 /*
  * The same with the CPU recording (kmod-bts, on the virtual CPU of make
  * test-vcpu only): the exec into the setuid program ends the slice where
- * it stands.  The last record is the execve entry into the kernel: not one
- * user branch of the new image reaches the tracer's pages.  (Unlike
- * kmod-step, kmod-bts writes no final GAP marker there yet.)
+ * it stands, and the final GAP marker follows the last record, the execve
+ * entry into the kernel: not one user branch of the new image reaches the
+ * tracer's pages.
  */
 KT_GUARDED_TEST(vcpu, kmod_bts_setuid_exec_ends_recording)
 {
-	const struct ptbts_record *last;
+	const struct ptbts_record *execve;
 	struct kt_run r;
 	uint64_t count;
 	int ws;
@@ -198,12 +198,15 @@ KT_GUARDED_TEST(vcpu, kmod_bts_setuid_exec_ends_recording)
 	EXPECT_TRUE(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
 	EXPECT_EQ(r.st.state, (uint32_t)PTBTS_STATE_DETACHED);
 	EXPECT_EQ(r.st.wraps, 0u);
+	EXPECT_EQ(r.st.lost, 0u);
 	count = kt_count(&r.st, SIZE);
 	ASSERT_GE(count, 200u);
-	last = &kt_run_recs(&r)[count - 1];
-	EXPECT_EQ(PTBTS_KIND(last->flags), (uint32_t)PTBTS_KIND_BRANCH);
-	EXPECT_LT(last->from, 1ull << 47);	/* from the old image, */
-	EXPECT_GE(last->to, 1ull << 63);	/* into the kernel: execve */
+	EXPECT_TRUE(ended_with_gap(&r, count));
+	EXPECT_EQ(count_kind(kt_run_recs(&r), count - 1, PTBTS_KIND_BRANCH),
+		  count - 1);
+	execve = &kt_run_recs(&r)[count - 2];
+	EXPECT_LT(execve->from, 1ull << 47);	/* from the old image, */
+	EXPECT_GE(execve->to, 1ull << 63);	/* into the kernel: execve */
 	kt_run_end(&r);
 	EXPECT_EQ(kt_pinned(), 0);
 }

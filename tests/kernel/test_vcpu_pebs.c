@@ -17,7 +17,6 @@
  * refuses kmod-pebs there.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +26,12 @@
 #include "harness.h"
 #include "kt.h"
 #include "kt_guard.h"
+#include "kt_hw.h"
 #include "kt_step.h"
 
 #define REC		sizeof(struct ptbts_record)
 #define BTS_SIZE	(64 * KT_PAGE)
 #define NEAR_TAKEN	0x20c4ULL	/* BR_INST_RETIRED.NEAR_TAKEN */
-#define WATCHDOG	"/proc/sys/kernel/nmi_watchdog"
 
 /* kt_seq_loop's exit_group: jnz (2 bytes), two movs (5 each), syscall. */
 static uint64_t exit_syscall(void)
@@ -62,26 +61,6 @@ static void branch_at(long n, uint64_t j, uint64_t *ip, uint64_t *rbx)
 static uint64_t branches(uint64_t event, long n)
 {
 	return event == NEAR_TAKEN ? 3 * (uint64_t)n - 1 : 3 * (uint64_t)n + 1;
-}
-
-/*
- * The NMI watchdog is a perf event on the PMU: while it runs, perf holds
- * the counters and kmod-pebs is refused (perf busy).  Off for the test.
- */
-static int watchdog_set(const char *val)
-{
-	char old[16] = "";
-	int fd = open(WATCHDOG, O_RDWR);
-
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (read(fd, old, sizeof(old) - 1) < 0 ||
-	    pwrite(fd, val, strlen(val), 0) < 0) {
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return old[0] == '1';
 }
 
 struct pebs_run {
@@ -198,7 +177,7 @@ static void pebs_exact(long n, uint64_t event, uint64_t period,
 	int exact, wd;
 	size_t size;
 
-	wd = watchdog_set("0");
+	wd = kt_watchdog_set("0");
 	ASSERT_GE(wd, 0);
 	ASSERT_EQ(pebs_record(&r, n, event, period, pebs_size), 0);
 	EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
@@ -241,14 +220,14 @@ static void pebs_exact(long n, uint64_t event, uint64_t period,
 	free(out);
 	pebs_run_end(&r);
 	if (wd)
-		watchdog_set("1");
+		kt_watchdog_set("1");
 }
 
 /* PEBS format 3 (Skylake's), 200-byte records, once perf holds no counter. */
 KT_GUARDED_TEST(vcpu, caps_offer_kmod_pebs)
 {
 	struct ptbts_caps c;
-	int wd = watchdog_set("0");
+	int wd = kt_watchdog_set("0");
 
 	ASSERT_GE(wd, 0);
 	ASSERT_EQ(kt_caps(&c), 0);
@@ -257,7 +236,7 @@ KT_GUARDED_TEST(vcpu, caps_offer_kmod_pebs)
 	EXPECT_EQ(c.pebs_format, 3u);
 	EXPECT_EQ(c.pebs_record_size, 200u);
 	if (wd)
-		watchdog_set("1");
+		kt_watchdog_set("1");
 }
 
 /* The module's default event, every 7th branch: 428 records. */
