@@ -150,20 +150,21 @@ static int flow_kind(size_t i)
 static void expect_flow_kinds(const char *btr, size_t ti, size_t start)
 {
 	struct ptbts_record rec;
-	struct bts_rec_iter it;
+	struct bts_rec_iter *it = NULL;
 	struct bts_trace *t;
 	size_t b = 0;
 
-	ASSERT_EQ(bts_trace_open(btr, &t), 0);
+	ASSERT_EQ(bts_trace_new(btr, &t), 0);
 	ASSERT_LT(ti, bts_trace_nthreads(t));
-	bts_trace_records(t, ti, &it);
-	while (b < start + NFLOW && bts_rec_next(&it, &rec) > 0) {
+	ASSERT_EQ(bts_rec_iter_new(t, ti, &it), 0);
+	while (b < start + NFLOW && bts_rec_iter_next(it, &rec) > 0) {
 		if (!rec.from || b++ < start)
 			continue;
 		EXPECT_EQ(bts_record_kind(&rec), flow_kind(b - 1 - start));
 	}
 	EXPECT_EQ(b, start + NFLOW);
-	bts_trace_close(t);
+	bts_rec_iter_free(it);
+	bts_trace_free(t);
 }
 
 static size_t index_of(const struct raw_dump *d, const struct raw_thread *t)
@@ -443,30 +444,31 @@ TEST(qemu_user, stop_4k_keeps_the_oldest)
 	size_t i, workers = 0;
 	char *pbtr;
 
-	ASSERT_EQ(bts_writer_open(out, &w), 0);
+	ASSERT_EQ(bts_writer_new(out, &w), 0);
 	o.writer = w;
-	ASSERT_EQ(bts_session_spawn(argv, &o, &s), 0);
+	ASSERT_EQ(bts_session_new_spawn(argv, &o, &s), 0);
 	EXPECT_EQ(bts_session_run(s), 0);
-	bts_session_stats(s, &st);
+	bts_session_stats(s, &st, sizeof(st));
 	bts_session_free(s);
-	ASSERT_EQ(bts_writer_close(w), 0);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
 	EXPECT_EQ(st.lost, (uint64_t)(4 * (WORKER_RECORDS - keep)));
 	pbtr = record("stop-step.btr", (const char *const[]){ "--source",
 		      "ptrace-step", NULL }, "threads", &c);
 	harness_cmd_free(&c);
 	raw_dump_load(pbtr, &pd);
 	ASSERT_EQ(guest_threads(&pd, p, 8), (size_t)5);
-	ASSERT_EQ(bts_trace_open(out, &t), 0);
+	ASSERT_EQ(bts_trace_new(out, &t), 0);
 	for (i = 0; i < bts_trace_nthreads(t); i++) {
 		struct ptbts_record r;
-		struct bts_rec_iter it;
+		struct bts_rec_iter *it = NULL;
 		size_t n = 0;
 
 		if (bts_trace_thread(t, i)->nrecords != keep + 1)
 			continue;
 		workers++;
-		bts_trace_records(t, i, &it);
-		while (bts_rec_next(&it, &r) > 0 && n < keep) {
+		ASSERT_EQ(bts_rec_iter_new(t, i, &it), 0);
+		while (bts_rec_iter_next(it, &r) > 0 && n < keep) {
 			EXPECT_EQ(r.from, p[workers]->recs[n].from);
 			EXPECT_EQ(r.to, p[workers]->recs[n].to);
 			n++;
@@ -474,9 +476,10 @@ TEST(qemu_user, stop_4k_keeps_the_oldest)
 		EXPECT_EQ(n, keep);
 		EXPECT_EQ(bts_record_kind(&r), PTBTS_KIND_LOST);
 		EXPECT_EQ(r.to, (uint64_t)(WORKER_RECORDS - keep));
+		bts_rec_iter_free(it);
 	}
 	EXPECT_EQ(workers, (size_t)4);
-	bts_trace_close(t);
+	bts_trace_free(t);
 	raw_dump_free(&pd);
 	free(pbtr);
 	free(out);
