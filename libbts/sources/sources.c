@@ -12,8 +12,8 @@
 
 #include "sources/kmod/kmod.h"
 #include "sources/perf-bts/perf_bts.h"
-#include "sources/refusal.h"
-#include "sources/source.h"
+#include "sources/refusal/refusal.h"
+#include "session/source.h"
 #include "util/opts.h"
 
 /*
