@@ -462,36 +462,36 @@ static int kmod_getregs(struct bts_session *s, struct bts_thread *t,
 	return 0;
 }
 
-/* The module records every thread it is given; ptrace keeps the rest. */
+/*
+ * What both kmod sources do the same: the module records every thread it
+ * is given, ptrace keeps the rest.
+ */
+#define KMOD_OPS					\
+	.open = bts_kmod_open,				\
+	.close = bts_kmod_close,			\
+	.attach = bts_kmod_start,			\
+	.detach = bts_kmod_forget,			\
+	.exec = bts_kmod_exec,				\
+	.drain = drain_final,				\
+	.wait = bts_kmod_wait
+
+/* The module steps the thread (and masks the trap flag it keeps set). */
 const struct bts_source_ops bts_kmod_step_ops = {
 	.id = PTBTS_SOURCE_KMOD_STEP,
 	.caps = BTS_SRC_ABI32 | BTS_SRC_DEBUGGER | BTS_SRC_NOBP,
 	.pick = kmod_step_pick,
-	.open = bts_kmod_open,
-	.close = bts_kmod_close,
-	.attach = bts_kmod_start,
-	.detach = bts_kmod_forget,
-	.exec = bts_kmod_exec,
-	.drain = drain_final,
-	.wait = bts_kmod_wait,
 	.getregs = kmod_getregs,
+	KMOD_OPS,
 };
 
 /*
- * The CPU's BTS records every thread it is given; the ptrace side is
- * kmod-step's.  No debugger: the run control of a module session
- * (control/control_kmod.c) is written for kmod-step's stepping and has
- * not been tried with kmod-bts.
+ * The CPU's BTS records every thread it is given.  No debugger: the run
+ * control of a module session (control/control_kmod.c) is written for
+ * kmod-step's stepping and has not been tried with kmod-bts.
  */
 const struct bts_source_ops bts_kmod_bts_ops = {
 	.id = PTBTS_SOURCE_KMOD_BTS,
 	.caps = BTS_SRC_ABI32 | BTS_SRC_NOBP,
 	.pick = kmod_bts_pick,
-	.open = bts_kmod_open,
-	.close = bts_kmod_close,
-	.attach = bts_kmod_start,
-	.detach = bts_kmod_forget,
-	.exec = bts_kmod_exec,
-	.drain = drain_final,
-	.wait = bts_kmod_wait,
+	KMOD_OPS,
 };
