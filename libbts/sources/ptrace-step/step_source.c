@@ -216,12 +216,6 @@ void bts_step_trap(struct bts_session *s, struct bts_thread *t)
 }
 
 /*
- * A signal-delivery-stop.  The pending instruction has not run, unless it
- * was a trap (int3) that raised this very signal and moved the pc.  The
- * int3 of a branch site is ours, not the program's.  Returns the signal
- * to resume with.
- */
-/*
  * A shadow's SIGTRAP from an int3 of ours that was taken out meanwhile
  * (release_shadows(), session_fork.c): the byte before the pc is no int3
  * any more.  The pc goes back onto the original instruction; true then.
@@ -239,6 +233,12 @@ static bool vanished_int3(struct bts_thread *t, const siginfo_t *si)
 	return ptrace(PTRACE_SETREGS, t->tid, 0, &regs) == 0;
 }
 
+/*
+ * A signal-delivery-stop.  The pending instruction has not run, unless it
+ * was a trap (int3) that raised this very signal and moved the pc.  The
+ * int3 of a branch site is ours, not the program's.  Returns the signal
+ * to resume with.
+ */
 int bts_step_signal(struct bts_session *s, struct bts_thread *t, int sig,
 		    const siginfo_t *si)
 {
