@@ -35,8 +35,6 @@ void harness_fail(const char *file, int line, const char *fmt, ...)
 void harness_abort(void) __attribute__((noreturn));
 void harness_skip(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), noreturn));
-/* Marks the running test skipped; the Google Test side. */
-void harness_skip_msg(const char *file, int line, const char *msg);
 bool harness_can_run_i386(void);
 /* Runs @t's body, catching ASSERT_* failures; used by the Google Test side. */
 void harness_call(const struct harness_test *t);

@@ -87,20 +87,6 @@ void harness_call(const struct harness_test *t)
 		personality((unsigned long)persona);
 }
 
-void harness_skip(const char *file, int line, const char *fmt, ...)
-{
-	char *msg = NULL;
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	va_end(ap);
-	harness_skip_msg(file, line, msg ? msg : fmt);
-	free(msg);
-	harness_abort();
-}
-
 /*
  * Whether the kernel runs i386 programs: execve() of one fails with
  * ENOEXEC where IA32 emulation is not built in or is off (ia32_emulation=0).

@@ -13,22 +13,38 @@ extern "C" {
 extern struct harness_test *harness_tests;
 }
 
-extern "C" void harness_fail(const char *file, int line, const char *fmt, ...)
+/* printf into a malloc'ed string, or NULL (the caller then shows @fmt). */
+static char *format(const char *fmt, va_list ap)
 {
 	char *msg = nullptr;
+
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = nullptr;
+	return msg;
+}
+
+extern "C" void harness_fail(const char *file, int line, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = nullptr;
+	char *msg = format(fmt, ap);
 	va_end(ap);
 	ADD_FAILURE_AT(file, line) << (msg ? msg : fmt);
 	free(msg);
 }
 
-extern "C" void harness_skip_msg(const char *file, int line, const char *msg)
+extern "C" void harness_skip(const char *file, int line, const char *fmt, ...)
 {
-	GTEST_MESSAGE_AT_(file, line, msg, testing::TestPartResult::kSkip);
+	va_list ap;
+
+	va_start(ap, fmt);
+	char *msg = format(fmt, ap);
+	va_end(ap);
+	GTEST_MESSAGE_AT_(file, line, msg ? msg : fmt,
+			  testing::TestPartResult::kSkip);
+	free(msg);
+	harness_abort();
 }
 
 namespace {
