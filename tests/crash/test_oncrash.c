@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "../e2e/raw_dump.h"
 #include "test_oncrash.h"
 
 struct crash_run {
@@ -255,6 +256,45 @@ TEST(oncrash, threads_crasher_named_others_present)
 				     (int)th->tid, want, seen,
 				     th->unwind_error ? th->unwind_error : "");
 	}
+	run_free(&r);
+}
+
+/*
+ * Threads stopped for the crash stand where an instruction starts: one
+ * that had trapped on a branch site's int3 just before the int3s came out
+ * (for a core without them) is taken back onto the branch and its branch
+ * recorded, not left one byte into it.
+ */
+TEST(oncrash, spinning_threads_stand_on_an_instruction)
+{
+	const struct bts_crash_thread *th;
+	struct raw_labels l;
+	struct crash_run r;
+	char where[160];
+
+	run_crash("crash-spin", NULL, &r);
+	EXPECT_EQ(harness_exit_code(&r.cmd), 128 + SIGSEGV);
+	EXPECT_EQ(r.ci->addr, 0x40u);
+	ASSERT_EQ(r.ci->nthreads, 5u);
+	raw_labels_parse(r.cmd.out, &l);
+	ASSERT_EQ(l.n, 6u);
+	for (size_t i = 1; i < 5; i++) {
+		uint64_t pc;
+		bool on_label = false;
+
+		th = bts_trace_crash_thread(r.t, r.pid, i);
+		ASSERT_TRUE(th != NULL && th->has_regs);
+		pc = th->regs.rip;
+		for (size_t k = 0; k < l.n; k++)
+			on_label |= l.addrs[k] == pc;
+		if (!on_label)
+			harness_fail(__FILE__, __LINE__, "thread %d stopped at %s",
+				     (int)th->tid,
+				     raw_labels_describe(&l, pc, where, sizeof(where)));
+		ASSERT_GE(th->nframes, 1u);
+		EXPECT_EQ(th->frames[0].pc, pc);
+	}
+	raw_labels_free(&l);
 	run_free(&r);
 }
 

@@ -22,6 +22,7 @@ void bts_bp_init(struct bts_bptab *t)
 {
 	memset(t, 0, sizeof(*t));
 	bts_addr_table_init(&t->bps, sizeof(struct bts_bp), TABLE_MIN);
+	bts_addr_table_init(&t->gone, sizeof(struct bts_bp), TABLE_MIN);
 	t->memfd = -1;
 }
 
@@ -30,6 +31,7 @@ void bts_bp_free(struct bts_bptab *t)
 	if (t->memfd >= 0)
 		close(t->memfd);
 	bts_addr_table_fini(&t->bps);
+	bts_addr_table_fini(&t->gone);
 	bts_bp_init(t);
 }
 
@@ -143,14 +145,28 @@ void bts_bp_remove_all(struct bts_bptab *t)
 	size_t i;
 
 	for (i = 0; t->bps.used && i < bts_addr_table_nslots(&t->bps); i++)
-		if ((b = bts_addr_table_at(&t->bps, i)))
+		if ((b = bts_addr_table_at(&t->bps, i))) {
 			restore(t, b);
-	bts_bp_forget_all(t);
+			bts_addr_table_put(&t->gone, b->addr);
+		}
+	bts_addr_table_clear(&t->bps);
+}
+
+/*
+ * Without it, a thread that trapped on the int3 just before it was taken
+ * out would resume one byte into the instruction, or die of our SIGTRAP.
+ * When the table could not grow, the trap is not recognised: the thread
+ * gets the SIGTRAP, as it would have before this table existed.
+ */
+bool bts_bp_gone(const struct bts_bptab *t, uint64_t addr)
+{
+	return bts_addr_table_get(&t->gone, addr) != NULL;
 }
 
 void bts_bp_forget_all(struct bts_bptab *t)
 {
 	bts_addr_table_clear(&t->bps);
+	bts_addr_table_clear(&t->gone);
 }
 
 int bts_bp_clean_copy(const struct bts_bptab *t, pid_t pid)

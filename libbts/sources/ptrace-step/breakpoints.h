@@ -24,6 +24,12 @@ struct bts_bp {
 
 struct bts_bptab {
 	struct bts_addr_table bps;	/* of struct bts_bp */
+	/*
+	 * Taken out by bts_bp_remove_all() while threads ran: one of them may
+	 * have trapped on it already and report the SIGTRAP later, its pc
+	 * one past the site (struct bts_bp, @orig unused).
+	 */
+	struct bts_addr_table gone;
 	pid_t pid;		/* whose memory @memfd is */
 	int memfd;		/* /proc/PID/mem, -1: not open */
 };
@@ -45,8 +51,10 @@ int bts_bp_plant(struct bts_bptab *t, uint64_t addr);
 void bts_bp_remove(struct bts_bptab *t, uint64_t addr);
 /* The same for every breakpoint in [@lo, @hi). */
 void bts_bp_remove_range(struct bts_bptab *t, uint64_t lo, uint64_t hi);
-/* The same for all of them. */
+/* The same for all of them; each is remembered as gone. */
 void bts_bp_remove_all(struct bts_bptab *t);
+/* Whether an int3 of ours at @addr was taken out by bts_bp_remove_all(). */
+bool bts_bp_gone(const struct bts_bptab *t, uint64_t addr);
 /* Forgets them all without writing (the memory is gone: exec). */
 void bts_bp_forget_all(struct bts_bptab *t);
 /* Writes the original bytes into @pid, a fork child with a copy of the memory. */

@@ -360,6 +360,22 @@ static bool hop_site(struct bts_session *s, struct bts_thread *t,
 	return false;
 }
 
+/*
+ * Whether an int3 of ours was at @site when the thread trapped: planted
+ * there now, or taken out after the trap (a fatal signal of another
+ * thread takes them all out: bts_step_signal()).
+ */
+static bool our_int3(struct bts_session *s, struct bts_thread *t,
+		     uint64_t site)
+{
+	uint8_t b;
+
+	if (bts_bp_lookup(&s->bps, site, NULL))
+		return true;
+	return bts_bp_gone(&s->bps, site) &&
+	       bts_read_code(NULL, t->tid, site, &b, 1) == 1 && b != BTS_INT3;
+}
+
 /* A SIGTRAP: is it the int3 of one of our sites?  Then it is dealt with. */
 bool bts_fast_site(struct bts_session *s, struct bts_thread *t,
 		   const siginfo_t *si)
@@ -375,7 +391,7 @@ bool bts_fast_site(struct bts_session *s, struct bts_thread *t,
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs))
 		return false;
 	site = regs.rip - 1;
-	if (!bts_bp_lookup(&s->bps, site, NULL))
+	if (!our_int3(s, t, site))
 		return false;
 	regs.rip = site;
 	br = &t->blk.br;

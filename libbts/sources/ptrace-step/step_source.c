@@ -209,35 +209,43 @@ void bts_step_trap(struct bts_session *s, struct bts_thread *t)
 }
 
 /*
- * A signal-delivery-stop.  The pending instruction has not run, unless it
- * was a trap (int3) that raised this very signal and moved the pc.  The
- * int3 of a branch site is ours, not the program's.  Returns the signal
- * to resume with.
+ * A SIGTRAP, in a thread that is not stepped, from an int3 of ours that
+ * was taken out meanwhile: the thread trapped on it before
+ * bts_bp_remove_all() (a pause, the end of recording), or it is a
+ * shadow's (release_shadows(), session_fork.c).  The byte before the pc is
+ * no int3 any more: the pc goes back onto the original instruction; true
+ * then.  A stepped thread's is a branch stop (bts_fast_site()).
  */
-/*
- * A shadow's SIGTRAP from an int3 of ours that was taken out meanwhile
- * (release_shadows(), session_fork.c): the byte before the pc is no int3
- * any more.  The pc goes back onto the original instruction; true then.
- */
-static bool vanished_int3(struct bts_thread *t, const siginfo_t *si)
+static bool vanished_int3(struct bts_session *s, struct bts_thread *t,
+			  const siginfo_t *si)
 {
 	struct user_regs_struct regs;
 	uint8_t b;
 
-	if (!t->shadow || si->si_signo != SIGTRAP || si->si_code != SI_KERNEL ||
-	    get_regs(t, &regs) ||
-	    bts_read_code(NULL, t->tid, regs.rip - 1, &b, 1) != 1 || b == BTS_INT3)
+	if (si->si_signo != SIGTRAP || si->si_code != SI_KERNEL ||
+	    get_regs(t, &regs))
+		return false;
+	if (!t->shadow && (t->stepping || !bts_bp_gone(&s->bps, regs.rip - 1)))
+		return false;
+	if (bts_read_code(NULL, t->tid, regs.rip - 1, &b, 1) != 1 ||
+	    b == BTS_INT3)
 		return false;
 	regs.rip--;
 	return ptrace(PTRACE_SETREGS, t->tid, 0, &regs) == 0;
 }
 
+/*
+ * A signal-delivery-stop.  The pending instruction has not run, unless it
+ * was a trap (int3) that raised this very signal and moved the pc.  The
+ * int3 of a branch site is ours, not the program's.  Returns the signal
+ * to resume with.
+ */
 int bts_step_signal(struct bts_session *s, struct bts_thread *t, int sig,
 		    const siginfo_t *si)
 {
 	struct user_regs_struct regs;
 
-	if (vanished_int3(t, si))
+	if (vanished_int3(s, t, si))
 		return 0;
 	if (!t->stepping)
 		return sig;
