@@ -13,6 +13,13 @@
  *
  * Work is per run of instructions, not per instruction: the history's
  * shape only changes where control was transferred, at the start of a run.
+ *
+ * The cursor walks the history in one pass and keeps only the current
+ * call chain: the segments a later return or name match can still go
+ * back to, each as the few fields that matter then.  A segment that a
+ * new one follows is finished and handed out; nothing older is kept.
+ * The whole history (bts_call_history_new()) is the cursor's segments
+ * gathered.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,284 +28,245 @@
 #include "util/array.h"
 #include "util/opts.h"
 
-struct seg {
-	struct bts_segment pub;
-	size_t up;		/* the caller's index + 1; 0: none known */
-	uint64_t up_ret;	/* where a return into @up lands; 0: unknown */
-	bool up_tail;		/* @up is a tail caller: returns skip it */
-	bool up_signal;		/* @up was interrupted by a signal */
+/* A segment of the current call chain, as later segments need it. */
+struct frame {
+	const char *function;
+	int level;
+	uint64_t up_ret;	/* where a return into the frame below lands; 0: unknown */
+	bool up_tail;		/* the frame below is a tail caller: returns skip it */
+	bool up_signal;		/* the frame below was interrupted by a signal */
 };
 
-struct bts_call_history {
-	struct seg *segs;
-	size_t n, cap;
-	uint64_t insns, gaps;
-};
-
-/* What the builder remembers of the last instruction it saw. */
+/* What the cursor remembers of the last instruction it saw. */
 struct last_insn {
 	uint64_t ip;
 	uint8_t size, iclass;
 	uint16_t flags;
 };
 
-struct builder {
-	struct bts_call_history *h;
+struct bts_call_cursor {
+	struct bts_insn_decoder *d;
 	struct bts_symbolizer *sym;
 	bool lines;
+	bool ended;		/* the decoder said it has no more */
 	struct last_insn last;
+	/* The chain: [0] the outermost known, [depth - 1] the current segment. */
+	struct frame *stack;
+	size_t depth, cap;
+	struct bts_segment cur;	/* the segment runs still extend */
+	bool have_cur;
+	struct bts_segment done;	/* finished, not yet handed out */
+	bool have_done;
+	uint64_t count;
+	int min_level;
 };
 
-static struct seg *seg_at(struct bts_call_history *h, size_t up)
+struct bts_call_history {
+	struct bts_segment *segs;
+	size_t n, cap;
+	uint64_t insns, gaps;
+};
+
+static bool switched(const char *cur, const char *fn)
 {
-	return up ? &h->segs[up - 1] : NULL;
-}
-
-static struct seg *new_seg(struct bts_call_history *h, int entry,
-			   const char *fn, uint64_t first)
-{
-	struct seg *s;
-
-	if (BTS_ARRAY_RESERVE(h->segs, h->cap, h->n + 1))
-		return NULL;
-	s = &h->segs[h->n++];
-	*s = (struct seg){ .pub = {
-		.number = h->n, .entry = entry, .function = fn,
-		.first = first, .last = first,
-	} };
-	return s;
-}
-
-static bool switched(const struct seg *s, const char *fn)
-{
-	const char *cur = s->pub.function;
-
 	if (!cur || !fn)
 		return cur != fn;
 	return cur != fn && strcmp(cur, fn);
 }
 
-/*
- * Index + 1 of the segment up @s's chain that a return to @ip goes back
- * to: the innermost whose call returns to @ip (tail calls, which set no
- * return address, are passed over), else the innermost in @fn when @fn
- * is known.
- */
-static size_t find_caller(struct bts_call_history *h, const struct seg *s,
-			  const char *fn, uint64_t ip)
+static struct frame *top(struct bts_call_cursor *c)
 {
-	const struct seg *u = s;
-	size_t up;
+	return &c->stack[c->depth - 1];
+}
 
-	for (; u->up; u = seg_at(h, u->up))
-		if (u->up_ret == ip)
-			return u->up;
+/* The current segment is finished: @fn's begins at entry number @first. */
+static void begin(struct bts_call_cursor *c, int entry, const char *fn,
+		  uint64_t first, uint64_t ip, int level)
+{
+	if (c->have_cur) {
+		c->done = c->cur;
+		c->have_done = true;
+	}
+	c->cur = (struct bts_segment){
+		.number = ++c->count, .entry = entry, .function = fn,
+		.first = first, .last = first, .level = level, .ip = ip,
+	};
+	c->have_cur = true;
+	if (c->count == 1 || level < c->min_level)
+		c->min_level = level;
+}
+
+/* A chain of one: nothing above it is known. */
+static int restart(struct bts_call_cursor *c, int entry, const char *fn,
+		   uint64_t first, uint64_t ip, int level)
+{
+	if (BTS_ARRAY_RESERVE(c->stack, c->cap, 1))
+		return -BTS_E_NOMEM;
+	c->depth = 1;
+	c->stack[0] = (struct frame){ .function = fn, .level = level };
+	begin(c, entry, fn, first, ip, level);
+	return 0;
+}
+
+/* One level deeper; a return to @ret comes back (0: none does). */
+static int callee(struct bts_call_cursor *c, int entry, const char *fn,
+		  uint64_t ret, uint64_t first, uint64_t ip)
+{
+	int level = top(c)->level + 1;
+
+	if (BTS_ARRAY_RESERVE(c->stack, c->cap, c->depth + 1))
+		return -BTS_E_NOMEM;
+	c->stack[c->depth++] = (struct frame){
+		.function = fn, .level = level, .up_ret = ret,
+		.up_tail = entry == BTS_SEG_TAILCALL,
+		.up_signal = entry == BTS_SEG_SIGNAL,
+	};
+	begin(c, entry, fn, first, ip, level);
+	return 0;
+}
+
+/*
+ * The depth of the chain up to the segment that a return to @ip goes
+ * back to: the innermost whose call returns to @ip (tail calls, which
+ * set no return address, are passed over), else the innermost in @fn
+ * when @fn is known; 0: none.
+ */
+static size_t find_caller(const struct bts_call_cursor *c, const char *fn,
+			  uint64_t ip)
+{
+	for (size_t i = c->depth - 1; i > 0; i--)
+		if (c->stack[i].up_ret == ip)
+			return i;
 	if (!fn)
 		return 0;
-	up = s->up;
-	while (up && switched(seg_at(h, up), fn))
-		up = seg_at(h, up)->up;
-	return up;
+	for (size_t i = c->depth - 1; i > 0; i--)
+		if (!switched(c->stack[i - 1].function, fn))
+			return i;
+	return 0;
 }
 
-static struct seg *callee(struct bts_call_history *h, int entry,
-			  const char *fn, uint64_t first)
+/* In place of the chain's segment at @depth (and all above it). */
+static void replace(struct bts_call_cursor *c, size_t depth, int entry,
+		    const char *fn, uint64_t first, uint64_t ip)
 {
-	size_t caller = h->n;
-	int level = h->segs[caller - 1].pub.level;
-	struct seg *s = new_seg(h, entry, fn, first);
-
-	if (!s)
-		return NULL;
-	s->pub.level = level + 1;
-	s->up = caller;
-	s->up_tail = entry == BTS_SEG_TAILCALL;
-	s->up_signal = entry == BTS_SEG_SIGNAL;
-	return s;
+	c->depth = depth;
+	top(c)->function = fn;
+	begin(c, entry, fn, first, ip, top(c)->level);
 }
 
-/* A call: its callee returns to @ret. */
-static struct seg *call_to(struct bts_call_history *h, const char *fn,
-			   uint64_t ret, uint64_t first)
+static int returned(struct bts_call_cursor *c, int entry, const char *fn,
+		    uint64_t ip, uint64_t first)
 {
-	struct seg *s = callee(h, BTS_SEG_CALL, fn, first);
+	size_t caller = find_caller(c, fn, ip);
 
-	if (s)
-		s->up_ret = ret;
-	return s;
-}
-
-/* No caller of that name: a frame outside the history, one level out. */
-static struct seg *unknown_caller(struct bts_call_history *h, int entry,
-				  const char *fn, uint64_t first)
-{
-	size_t top = h->n;
-	struct seg *s;
-
-	while (seg_at(h, top)->up)
-		top = seg_at(h, top)->up;
-	s = new_seg(h, entry, fn, first);
-	if (!s)
-		return NULL;
-	s->pub.level = h->segs[top - 1].pub.level - 1;
-	h->segs[top - 1].up = h->n;
-	h->segs[top - 1].up_ret = 0;
-	h->segs[top - 1].up_tail = false;
-	h->segs[top - 1].up_signal = false;
-	return s;
-}
-
-static struct seg *returned(struct bts_call_history *h, int entry,
-			    const char *fn, uint64_t ip, uint64_t first)
-{
-	struct seg cur = h->segs[h->n - 1];
-	size_t caller = find_caller(h, &cur, fn, ip);
-	struct seg *s;
-
-	if (!caller && cur.up_signal && entry == BTS_SEG_RETURN) {
+	if (!caller && top(c)->up_signal && entry == BTS_SEG_RETURN) {
 		/* A handler returns into the restorer: still the signal's. */
-		s = new_seg(h, entry, fn, first);
-		if (s) {
-			s->pub.level = cur.pub.level;
-			s->up = cur.up;
-			s->up_ret = cur.up_ret;
-			s->up_signal = true;
-		}
-		return s;
+		top(c)->up_tail = false;
+		replace(c, c->depth, entry, fn, first, ip);
+		return 0;
 	}
-	if (!caller)
-		return unknown_caller(h, entry, fn, first);
-	s = new_seg(h, entry, fn, first);
-	if (s) {
-		const struct seg *c = seg_at(h, caller);
-
-		s->pub.level = c->pub.level;
-		s->up = c->up;
-		s->up_ret = c->up_ret;
-		s->up_tail = c->up_tail;
-		s->up_signal = c->up_signal;
+	if (!caller) {
+		/* No caller of that name: a frame outside the history, one level out. */
+		return restart(c, entry, fn, first, ip, c->stack[0].level - 1);
 	}
-	return s;
-}
-
-static struct seg *switch_to(struct bts_call_history *h, const char *fn,
-			     uint64_t first)
-{
-	struct seg prev = h->segs[h->n - 1];
-	struct seg *s = new_seg(h, BTS_SEG_SWITCH, fn, first);
-
-	if (s) {
-		s->pub.level = prev.pub.level;
-		s->up = prev.up;
-		s->up_ret = prev.up_ret;
-		s->up_tail = prev.up_tail;
-		s->up_signal = prev.up_signal;
-	}
-	return s;
+	replace(c, caller, entry, fn, first, ip);
+	return 0;
 }
 
 /*
- * The segment that the run starting at @ip (numbered @first) belongs to:
- * the current one, or a new one.  NULL only when out of memory.
+ * Starts the segment that the run starting at @ip (numbered @first)
+ * belongs to, when it is not the current one: 0, or -BTS_E_NOMEM.
  */
-static struct seg *segment_for(struct builder *bd, const struct bts_run *run,
-			       uint64_t ip, uint64_t first)
+static int segment_for(struct bts_call_cursor *c, const struct bts_run *run,
+		       uint64_t ip, uint64_t first)
 {
-	struct bts_call_history *h = bd->h;
-	const struct last_insn *l = &bd->last;
-	struct seg *cur = h->n ? &h->segs[h->n - 1] : NULL;
+	const struct last_insn *l = &c->last;
 	const char *fn = NULL;
 	uint64_t off = 1;
 	bool taken = l->flags & BTS_IF_TAKEN;
 
-	if (bd->sym && bts_symbolize(bd->sym, ip, &fn, &off) < 0) {
+	if (c->sym && bts_symbolize(c->sym, ip, &fn, &off) < 0) {
 		fn = NULL;
 		off = 1;
 	}
-	if (!cur || cur->pub.entry == BTS_SEG_GAP) {
-		/* Read before new_seg(), whose realloc may move @cur. */
-		int level = cur ? cur->pub.level : 0;
-		struct seg *s = new_seg(h, BTS_SEG_START, fn, first);
-
-		if (s)
-			s->pub.level = level;
-		return s;
-	}
+	if (!c->have_cur || c->cur.entry == BTS_SEG_GAP)
+		return restart(c, BTS_SEG_START, fn, first, ip,
+			       c->have_cur ? c->cur.level : 0);
 	if (run->first_flags & BTS_IF_SIGNAL)
-		return callee(h, BTS_SEG_SIGNAL, fn, first);
+		return callee(c, BTS_SEG_SIGNAL, fn, 0, first, ip);
 	if (l->flags & BTS_IF_SIGRETURN)
-		return returned(h, BTS_SEG_SIGRETURN, fn, ip, first);
+		return returned(c, BTS_SEG_SIGRETURN, fn, ip, first);
 	if (taken && l->iclass == BTS_ICLASS_CALL && ip != l->ip + l->size)
-		return call_to(h, fn, l->ip + l->size, first);
+		return callee(c, BTS_SEG_CALL, fn, l->ip + l->size, first, ip);
 	if (taken && l->iclass == BTS_ICLASS_RETURN)
-		return returned(h, BTS_SEG_RETURN, fn, ip, first);
+		return returned(c, BTS_SEG_RETURN, fn, ip, first);
 	if (taken && (l->iclass == BTS_ICLASS_JUMP || l->iclass == BTS_ICLASS_COND) &&
-	    (off == 0 || (!fn && switched(cur, fn))))
-		return callee(h, BTS_SEG_TAILCALL, fn, first);
-	if (switched(cur, fn))
-		return switch_to(h, fn, first);
-	return cur;
+	    (off == 0 || (!fn && switched(c->cur.function, fn))))
+		return callee(c, BTS_SEG_TAILCALL, fn, 0, first, ip);
+	if (switched(c->cur.function, fn))
+		replace(c, c->depth, BTS_SEG_SWITCH, fn, first, ip);
+	return 0;
 }
 
-static void add_lines(struct builder *bd, struct seg *s,
-		      const struct bts_run *run)
+static void add_lines(struct bts_call_cursor *c, const struct bts_run *run)
 {
 	const struct bts_dblock *b = run->b;
+	struct bts_segment *s = &c->cur;
 
 	for (uint32_t i = run->first; i < run->first + run->count; i++) {
 		const char *file;
 		int line;
 
-		if (bts_symbolize_line(bd->sym, b->start + b->off[i], &file,
+		if (bts_symbolize_line(c->sym, b->start + b->off[i], &file,
 				       &line) < 0)
 			continue;
-		if (!s->pub.file) {
-			s->pub.file = file;
-			s->pub.line_min = s->pub.line_max = line;
+		if (!s->file) {
+			s->file = file;
+			s->line_min = s->line_max = line;
 			continue;
 		}
-		if (file != s->pub.file && strcmp(file, s->pub.file))
+		if (file != s->file && strcmp(file, s->file))
 			continue;
-		if (line < s->pub.line_min)
-			s->pub.line_min = line;
-		if (line > s->pub.line_max)
-			s->pub.line_max = line;
+		if (line < s->line_min)
+			s->line_min = line;
+		if (line > s->line_max)
+			s->line_max = line;
 	}
 }
 
-static int add_run(struct builder *bd, const struct bts_run *run)
+static int add_gap(struct bts_call_cursor *c, const struct bts_run *run)
 {
-	struct bts_call_history *h = bd->h;
+	int ret = restart(c, BTS_SEG_GAP, NULL, run->index, 0,
+			  c->have_cur ? c->cur.level : 0);
+
+	if (ret)
+		return ret;
+	c->cur.gap = run->gap;
+	c->cur.gap_arg = run->gap_arg;
+	c->last = (struct last_insn){ 0 };
+	return 0;
+}
+
+static int add_run(struct bts_call_cursor *c, const struct bts_run *run)
+{
 	const struct bts_dblock *b = run->b;
+	uint64_t ip;
 	uint32_t lasti;
-	struct seg *s;
+	int ret;
 
-	if (!b) {
-		int level = h->n ? h->segs[h->n - 1].pub.level : 0;
-
-		s = new_seg(h, BTS_SEG_GAP, NULL, run->index);
-		if (!s)
-			return -BTS_E_NOMEM;
-		s->pub.level = level;
-		s->pub.gap = run->gap;
-		s->pub.gap_arg = run->gap_arg;
-		h->gaps++;
-		h->insns++;
-		bd->last = (struct last_insn){ 0 };
-		return 0;
-	}
-	s = segment_for(bd, run, b->start + b->off[run->first], run->index);
-	if (!s)
-		return -BTS_E_NOMEM;
-	s->pub.last = run->index + run->count - 1;
-	if (!s->pub.function && !s->pub.object)
-		s->pub.object = bts_symbolize_object(bd->sym,
-						     b->start + b->off[run->first]);
-	if (bd->lines && bd->sym)
-		add_lines(bd, s, run);
-	h->insns += run->count;
+	if (!b)
+		return add_gap(c, run);
+	ip = b->start + b->off[run->first];
+	ret = segment_for(c, run, ip, run->index);
+	if (ret)
+		return ret;
+	c->cur.last = run->index + run->count - 1;
+	if (!c->cur.function && !c->cur.object)
+		c->cur.object = bts_symbolize_object(c->sym, ip);
+	if (c->lines && c->sym)
+		add_lines(c, run);
 	lasti = run->first + run->count - 1;
-	bd->last = (struct last_insn){
+	c->last = (struct last_insn){
 		.ip = b->start + b->off[lasti],
 		.size = b->off[lasti + 1] - b->off[lasti],
 		.iclass = b->cls[lasti],
@@ -308,62 +276,139 @@ static int add_run(struct builder *bd, const struct bts_run *run)
 	return 0;
 }
 
-/* gdb shows the outermost level of the history as 0. */
-static void normalize_levels(struct bts_call_history *h)
+int bts_call_cursor_new(const struct bts_trace *t, size_t thread,
+			const struct bts_calls_opts *opts,
+			struct bts_call_cursor **out)
 {
-	int min = 0;
+	struct bts_call_cursor *c;
+	int ret;
 
-	for (size_t i = 0; i < h->n; i++)
-		if (!i || h->segs[i].pub.level < min)
-			min = h->segs[i].pub.level;
-	for (size_t i = 0; i < h->n; i++)
-		h->segs[i].pub.level -= min;
+	if (!t || !out)
+		return bts_fail(BTS_E_INVAL, "call cursor: no trace or no result");
+	ret = BTS_OPTS_VALID(opts, "call history options");
+	if (ret)
+		return ret;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return bts_fail(BTS_E_NOMEM, "call cursor");
+	c->sym = BTS_OPTS_GET(opts, sym, NULL);
+	c->lines = BTS_OPTS_GET(opts, lines, false);
+	ret = bts_insn_decoder_new(t, thread, BTS_OPTS_GET(opts, decoder, NULL),
+				   &c->d);
+	if (ret < 0) {
+		free(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
 }
 
-static int build(struct bts_insn_decoder *d, struct builder *bd)
+void bts_call_cursor_free(struct bts_call_cursor *c)
+{
+	if (!c)
+		return;
+	bts_insn_decoder_free(c->d);
+	free(c->stack);
+	free(c);
+}
+
+/* Decodes until a segment is finished: 1, 0 at the end, or an error. */
+static int finish_one(struct bts_call_cursor *c)
 {
 	struct bts_run run;
 	int ret;
 
-	while ((ret = bts_decode_next_run(d, &run)) > 0) {
-		ret = add_run(bd, &run);
+	while (!c->have_done) {
+		if (c->ended) {
+			if (!c->have_cur)
+				return 0;
+			c->done = c->cur;
+			c->have_done = true;
+			c->have_cur = false;
+			break;
+		}
+		ret = bts_decode_next_run(c->d, &run);
+		/* The decoder's detail says what went wrong (a file that changed...). */
 		if (ret < 0)
+			return ret;
+		if (!ret)
+			c->ended = true;
+		else if (add_run(c, &run) < 0)
 			return bts_fail(BTS_E_NOMEM, "call history");
 	}
-	/* The decoder's detail says what went wrong (a file that changed...). */
-	return ret < 0 ? ret : 0;
+	return 1;
+}
+
+int bts_call_cursor_next(struct bts_call_cursor *c, struct bts_segment *seg,
+			 size_t size)
+{
+	int ret;
+
+	/* Refused before decoding: a bad call must not lose a segment. */
+	if (!c || !seg || !size)
+		return bts_fail(BTS_E_INVAL, "call cursor: no cursor, no segment "
+				"or a segment of 0 bytes");
+	ret = finish_one(c);
+	if (ret <= 0)
+		return ret;
+	c->have_done = false;
+	ret = BTS_OUT_FILL(seg, size, &c->done, "segment");
+	return ret < 0 ? ret : 1;
+}
+
+int bts_call_cursor_min_level(const struct bts_call_cursor *c)
+{
+	return c ? c->min_level : 0;
+}
+
+const struct bts_insn_decoder *
+bts_call_cursor_decoder(const struct bts_call_cursor *c)
+{
+	return c ? c->d : NULL;
+}
+
+/* ------------------------------------------------------- whole history */
+
+static int gather(struct bts_call_cursor *c, struct bts_call_history *h)
+{
+	struct bts_segment s;
+	int ret;
+
+	while ((ret = bts_call_cursor_next(c, &s, sizeof(s))) > 0) {
+		if (BTS_ARRAY_RESERVE(h->segs, h->cap, h->n + 1))
+			return bts_fail(BTS_E_NOMEM, "call history");
+		h->segs[h->n++] = s;
+		h->insns += s.last - s.first + 1;
+		h->gaps += s.entry == BTS_SEG_GAP;
+	}
+	return ret;
 }
 
 int bts_call_history_new(const struct bts_trace *t, size_t thread,
 			 const struct bts_calls_opts *opts,
 			 struct bts_call_history **out)
 {
-	struct builder bd = { 0 };
-	struct bts_insn_decoder *d;
-	int ret;
+	struct bts_call_history *h;
+	struct bts_call_cursor *c;
+	int ret = bts_call_cursor_new(t, thread, opts, &c);
 
-	ret = BTS_OPTS_VALID(opts, "call history options");
-	if (ret)
-		return ret;
-	bd.sym = BTS_OPTS_GET(opts, sym, NULL);
-	bd.lines = BTS_OPTS_GET(opts, lines, false);
-	ret = bts_insn_decoder_new(t, thread, BTS_OPTS_GET(opts, decoder, NULL),
-				   &d);
 	if (ret < 0)
 		return ret;
-	bd.h = calloc(1, sizeof(*bd.h));
-	if (!bd.h) {
-		bts_insn_decoder_free(d);
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		bts_call_cursor_free(c);
 		return bts_fail(BTS_E_NOMEM, "call history");
 	}
-	ret = build(d, &bd);
-	bts_insn_decoder_free(d);
+	ret = gather(c, h);
+	/* gdb shows the outermost level of the history as 0. */
+	for (size_t i = 0; i < h->n; i++)
+		h->segs[i].level -= bts_call_cursor_min_level(c);
+	bts_call_cursor_free(c);
 	if (ret < 0) {
-		bts_call_history_free(bd.h);
+		bts_call_history_free(h);
 		return ret;
 	}
-	normalize_levels(bd.h);
-	*out = bd.h;
+	*out = h;
 	return 0;
 }
 
@@ -383,7 +428,7 @@ size_t bts_call_history_count(const struct bts_call_history *h)
 const struct bts_segment *
 bts_call_history_segment(const struct bts_call_history *h, size_t i)
 {
-	return h && i < h->n ? &h->segs[i].pub : NULL;
+	return h && i < h->n ? &h->segs[i] : NULL;
 }
 
 uint64_t bts_call_history_insns(const struct bts_call_history *h)

@@ -65,6 +65,7 @@ struct bts_writer;
 struct bts_trace;
 struct bts_rec_iter;
 struct bts_insn_decoder;
+struct bts_call_cursor;
 struct bts_call_history;
 struct bts_symbolizer;
 struct bts_percpu;
@@ -1037,8 +1038,9 @@ BTS_API const char *bts_insn_decoder_warning(const struct bts_insn_decoder *d,
  *
  * gdb's `record function-call-history`: calls, returns, tail jumps into a
  * function and signals split the instruction history into segments, one
- * per visit of a function, numbered from 1.  Memory grows with the number
- * of segments, never with the number of instructions.
+ * per visit of a function, numbered from 1.  A cursor hands them out one
+ * by one in flat memory; a history keeps them all, its memory growing with
+ * the number of segments, never with the number of instructions.
  * ========================================================================== */
 
 enum bts_seg_entry {
@@ -1054,7 +1056,8 @@ enum bts_seg_entry {
 
 struct bts_segment {
 	uint64_t number;	/* from 1 */
-	int level;		/* call depth; the outermost in the history is 0 */
+	int level;		/* call depth; the outermost in the history is 0
+				 * (from a cursor: see bts_call_cursor_next()) */
 	int entry;		/* &enum bts_seg_entry */
 	const char *function;	/* NULL: unknown */
 	uint64_t first, last;	/* instruction numbers, inclusive */
@@ -1064,6 +1067,7 @@ struct bts_segment {
 	uint64_t gap_arg;
 	/* For an unknown @function: the file its code is in, or NULL. */
 	const char *object;
+	uint64_t ip;		/* the address of instruction @first; 0: a gap */
 };
 
 struct bts_calls_opts {
@@ -1074,7 +1078,52 @@ struct bts_calls_opts {
 };
 
 /*
- * Decodes thread @thread once and keeps its segments: 0 and *@out.
+ * A walk over the segments of one thread, oldest first, in one pass of the
+ * decoder.  It holds the decoder and the current call chain (a few dozen
+ * bytes per level of it), never the segments it handed out: a history of
+ * any length is walked in memory flat in its length.  The strings of a
+ * segment live as long as the symbolizer of @opts.
+ */
+
+/*
+ * A cursor before the first segment of thread @thread (an index, as in
+ * bts_trace_thread()): 0 and *@out.  @t must outlive it.
+ * Errors: -BTS_E_INVAL (NULL @t or @out, no such thread, bad options),
+ * -BTS_E_NOMEM.
+ */
+BTS_API int bts_call_cursor_new(const struct bts_trace *t, size_t thread,
+				const struct bts_calls_opts *opts,
+				struct bts_call_cursor **out);
+BTS_API void bts_call_cursor_free(struct bts_call_cursor *c);
+/*
+ * The next segment into *seg (@size: the caller's sizeof(*seg)): 1, or 0
+ * after the last.  A segment is handed out once the next one starts, with
+ * its @last and lines final.  Its @level counts from the first segment's 0
+ * and goes below it where the history returns past its first level: the
+ * outermost level is known only at the end (bts_call_cursor_min_level()).
+ * Errors: -BTS_E_INVAL (NULL @c or @seg, @size 0), -BTS_E_NOMEM (the
+ * cursor can then only be freed), -BTS_E_IO and -BTS_E_FORMAT (the trace
+ * file changed since it was opened).
+ */
+BTS_API int bts_call_cursor_next(struct bts_call_cursor *c,
+				 struct bts_segment *seg, size_t size);
+/*
+ * The lowest level of the segments handed out so far; after the last, of
+ * the whole history (bts_call_history_new() numbers levels from it).
+ * Never fails; 0 for a NULL @c.
+ */
+BTS_API int bts_call_cursor_min_level(const struct bts_call_cursor *c);
+/*
+ * The cursor's decoder, for its warnings (bts_insn_decoder_warning()), or
+ * NULL for a NULL @c.
+ */
+BTS_API const struct bts_insn_decoder *
+bts_call_cursor_decoder(const struct bts_call_cursor *c);
+
+/*
+ * Decodes thread @thread once and keeps its segments, levels counted from
+ * the outermost (0): 0 and *@out.  Memory grows with the number of
+ * segments.
  * Errors: as bts_insn_decoder_new(), and -BTS_E_INVAL (bad options).
  */
 BTS_API int bts_call_history_new(const struct bts_trace *t, size_t thread,

@@ -50,6 +50,30 @@ static void decode(const struct bts_trace *t, size_t thread)
 	bts_insn_decoder_free(d);
 }
 
+/* A cursor hands out the history's segments, levels from its first's. */
+static void cursor(const struct bts_trace *t, size_t thread,
+		   const struct bts_calls_opts *o,
+		   const struct bts_call_history *h)
+{
+	const struct bts_segment *w, *first = bts_call_history_segment(h, 0);
+	struct bts_call_cursor *c;
+	struct bts_segment s;
+	size_t n = 0;
+	int ret;
+
+	if (bts_call_cursor_new(t, thread, o, &c) < 0)
+		return;
+	while ((ret = bts_call_cursor_next(c, &s, sizeof(s))) > 0) {
+		w = bts_call_history_segment(h, n++);
+		CHECK(w && s.number == w->number && s.entry == w->entry);
+		CHECK(s.first == w->first && s.last == w->last);
+		CHECK(s.level == w->level - first->level);
+	}
+	CHECK(ret < 0 || n == bts_call_history_count(h));
+	CHECK(ret < 0 || !n || -bts_call_cursor_min_level(c) == first->level);
+	bts_call_cursor_free(c);
+}
+
 static void calls(const struct bts_trace *t, size_t thread,
 		  struct bts_symbolizer *sym)
 {
@@ -67,6 +91,7 @@ static void calls(const struct bts_trace *t, size_t thread,
 		last = s->last;
 	}
 	CHECK(last == bts_call_history_insns(h));
+	cursor(t, thread, &o, h);
 	bts_call_history_free(h);
 }
 

@@ -279,3 +279,70 @@ TEST(decode, gap_segments)
 	bts_call_history_free(h);
 	bts_trace_free(t);
 }
+
+TEST(decode, cursor_hands_out_segments_one_by_one)
+{
+	static const struct ptbts_record recs[] = {
+		BR(0x03, 0x10), LOST(3), BR(0x11, 0x08),
+	};
+	/* Levels from the first segment's 0: the ret returns past it. */
+	static const struct { int entry, level; uint64_t first, ip; } want[] = {
+		{ BTS_SEG_START, 0, 1, BASE + 0x03 }, { BTS_SEG_GAP, 0, 2, 0 },
+		{ BTS_SEG_START, 0, 3, BASE + 0x11 },
+		{ BTS_SEG_RETURN, -1, 4, BASE + 0x08 },
+	};
+	struct bts_trace *t = make_trace(recs, 3);
+	struct bts_call_cursor *c;
+	struct bts_segment s;
+	size_t n = 0;
+	int ret;
+
+	ASSERT_EQ(bts_call_cursor_new(t, 0, NULL, &c), 0);
+	EXPECT_TRUE(bts_call_cursor_decoder(c) != NULL);
+	while ((ret = bts_call_cursor_next(c, &s, sizeof(s))) > 0) {
+		ASSERT_LT(n, sizeof(want) / sizeof(want[0]));
+		EXPECT_EQ(s.number, (uint64_t)n + 1);
+		EXPECT_EQ(s.entry, want[n].entry);
+		EXPECT_EQ(s.level, want[n].level);
+		EXPECT_EQ(s.first, want[n].first);
+		EXPECT_EQ(s.ip, want[n].ip);
+		n++;
+	}
+	EXPECT_EQ(ret, 0);
+	EXPECT_EQ(n, sizeof(want) / sizeof(want[0]));
+	EXPECT_EQ(bts_call_cursor_min_level(c), -1);
+	EXPECT_EQ(bts_call_cursor_next(c, &s, sizeof(s)), 0);
+	bts_call_cursor_free(c);
+	bts_trace_free(t);
+}
+
+TEST(decode, cursor_fills_the_size_it_is_given)
+{
+	struct {
+		struct bts_segment s;
+		uint64_t newer;
+	} big = { .newer = 7 };
+	struct bts_trace *t = make_trace(good, 4);
+	struct bts_call_cursor *c;
+	struct bts_segment s;
+
+	EXPECT_EQ(bts_call_cursor_new(NULL, 0, NULL, &c), -BTS_E_INVAL);
+	EXPECT_EQ(bts_call_cursor_new(t, 9, NULL, &c), -BTS_E_INVAL);
+	ASSERT_EQ(bts_call_cursor_new(t, 0, NULL, &c), 0);
+	EXPECT_EQ(bts_call_cursor_next(c, &s, 0), -BTS_E_INVAL);
+	EXPECT_EQ(bts_call_cursor_next(NULL, &s, sizeof(s)), -BTS_E_INVAL);
+	EXPECT_EQ(bts_call_cursor_next(c, NULL, sizeof(s)), -BTS_E_INVAL);
+	/* An older caller's struct: only the fields it has. */
+	memset(&s, 0xa5, sizeof(s));
+	ASSERT_EQ(bts_call_cursor_next(c, &s, sizeof(s.number)), 1);
+	EXPECT_EQ(s.number, (uint64_t)1);
+	EXPECT_EQ((unsigned)s.level, 0xa5a5a5a5u);
+	/* A newer one's: the fields this library does not know, untouched. */
+	ASSERT_EQ(bts_call_cursor_next(c, &big.s, sizeof(big)), 1);
+	EXPECT_EQ(big.s.number, (uint64_t)2);
+	EXPECT_EQ(big.s.entry, BTS_SEG_CALL);
+	EXPECT_EQ(big.newer, (uint64_t)7);
+	bts_call_cursor_free(c);
+	bts_call_cursor_free(NULL);
+	bts_trace_free(t);
+}
