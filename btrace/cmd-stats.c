@@ -158,52 +158,83 @@ static uint64_t count_markers(const struct bts_trace *t, size_t thread)
 	return n;
 }
 
+/* What stats counts of a thread's segments, walked once. */
+struct seg_counts {
+	uint64_t segments, insns, gaps, filtered;
+};
+
+/* Counts @s in @n and in its function's line of @funcs; -1: no memory. */
+static int count_segment(struct seg_counts *n, struct func_table *funcs,
+			 const struct bts_segment *s)
+{
+	struct func_stat *f;
+
+	n->segments++;
+	if (s->entry == BTS_SEG_GAP) {
+		n->gaps++;
+		n->filtered += s->gap == BTS_GAP_FILTERED;
+		return 0;
+	}
+	n->insns += s->last - s->first + 1;
+	f = func_of(funcs, s->function ? name_shown(s->function) : "??");
+	if (!f)
+		return -1;
+	f->calls += s->entry == BTS_SEG_CALL || s->entry == BTS_SEG_TAILCALL;
+	f->insns += s->last - s->first + 1;
+	return 0;
+}
+
+/* Walks @thread's segments into @n and @funcs: 0, or EXIT_FAILED said. */
+static int count_segments(const struct bts_trace *t, size_t thread,
+			  struct bts_symbolizer *sym, struct seg_counts *n,
+			  struct func_table *funcs)
+{
+	BTS_OPTS(bts_calls_opts, opts, .sym = sym);
+	struct bts_call_cursor *c;
+	struct bts_segment s;
+	int ret = bts_call_cursor_new(t, thread, &opts, &c);
+
+	if (ret == 0) {
+		while ((ret = bts_call_cursor_next(c, &s, sizeof(s))) > 0)
+			if (count_segment(n, funcs, &s)) {
+				bts_call_cursor_free(c);
+				error("stats: out of memory");
+				return EXIT_FAILED;
+			}
+		bts_call_cursor_free(c);
+	}
+	if (ret < 0) {
+		error_bts(ret, "stats: thread %d",
+			  (int)bts_trace_thread(t, thread)->tid);
+		return EXIT_FAILED;
+	}
+	return 0;
+}
+
 static int thread_stats(const struct bts_trace *t, size_t thread,
 			struct bts_symbolizer *sym)
 {
 	const struct bts_thread_info *th = bts_trace_thread(t, thread);
-	BTS_OPTS(bts_calls_opts, opts, .sym = sym);
 	struct func_table funcs = { 0 };
-	struct bts_call_history *h;
-	uint64_t insns, filtered = 0;
-	int ret = bts_call_history_new(t, thread, &opts, &h);
+	struct seg_counts n = { 0 };
+	int ret = count_segments(t, thread, sym, &n, &funcs);
 
-	if (ret < 0) {
-		error_bts(ret, "stats: thread %d", (int)th->tid);
-		return EXIT_FAILED;
+	if (ret) {
+		free(funcs.v);
+		return ret;
 	}
-	for (size_t i = 0; i < bts_call_history_count(h); i++) {
-		const struct bts_segment *s = bts_call_history_segment(h, i);
-		struct func_stat *f;
-
-		if (s->entry == BTS_SEG_GAP) {
-			filtered += s->gap == BTS_GAP_FILTERED;
-			continue;
-		}
-		f = func_of(&funcs, s->function ? name_shown(s->function) : "??");
-		if (!f) {
-			ret = EXIT_FAILED;
-			error("stats: out of memory");
-			break;
-		}
-		f->calls += s->entry == BTS_SEG_CALL || s->entry == BTS_SEG_TAILCALL;
-		f->insns += s->last - s->first + 1;
-	}
-	insns = bts_call_history_insns(h) - bts_call_history_gaps(h);
 	printf("thread %d (process %d)\n", (int)th->tid, (int)th->pid);
 	printf("    records       %" PRIu64 " (%" PRIu64 " markers)\n",
 	       th->nrecords, count_markers(t, thread));
-	printf("    instructions  %" PRIu64 "\n", insns);
-	printf("    segments      %zu\n", bts_call_history_count(h));
+	printf("    instructions  %" PRIu64 "\n", n.insns);
+	printf("    segments      %" PRIu64 "\n", n.segments);
 	printf("    functions     %zu\n", funcs.n);
 	/* Filtered regions are what the user asked to leave out, not loss. */
-	printf("    gaps          %" PRIu64 "\n",
-	       bts_call_history_gaps(h) - filtered);
-	printf("    filtered      %" PRIu64 "\n", filtered);
-	print_tops(&funcs, insns);
+	printf("    gaps          %" PRIu64 "\n", n.gaps - n.filtered);
+	printf("    filtered      %" PRIu64 "\n", n.filtered);
+	print_tops(&funcs, n.insns);
 	free(funcs.v);
-	bts_call_history_free(h);
-	return ret;
+	return 0;
 }
 
 struct proc_sym {

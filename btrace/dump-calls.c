@@ -73,96 +73,165 @@ void dump_call_json(pid_t tid, const struct bts_segment *s)
 	puts("}");
 }
 
-/*
- * The address of each segment's first instruction, for the filters on
- * places: a second decoding pass, made only for them.  NULL when it
- * could not be made (then no segment passes such a filter).
- */
-static uint64_t *segment_starts(struct dump_ctx *c, size_t thread,
-				const struct bts_call_history *h)
-{
-	size_t n = bts_call_history_count(h), k = 0;
-	struct bts_insn_decoder *d;
-	struct bts_insn_entry e;
-	uint64_t *ips = calloc(n ? n : 1, sizeof(*ips));
-
-	if (!ips || bts_insn_decoder_new(c->trace, thread, NULL, &d) < 0)
-		return ips;
-	while (k < n && bts_insn_next(d, &e, sizeof(e)) > 0) {
-		while (k < n && bts_call_history_segment(h, k)->last < e.index)
-			k++;
-		if (k < n && bts_call_history_segment(h, k)->first == e.index)
-			ips[k++] = e.iclass == BTS_ICLASS_GAP ? 0 : e.ip;
-	}
-	bts_insn_decoder_free(d);
-	return ips;
-}
-
 static bool segment_shown(const struct dump_filter *f, const struct bts_segment *s,
-			  struct bts_symbolizer *sym, const uint64_t *ips)
+			  struct bts_symbolizer *sym)
 {
-	uint64_t ip = ips ? ips[s->number - 1] : 0;
-
 	if (!filter_active(f))
 		return true;
 	if (s->entry == BTS_SEG_GAP)
 		return false;
-	return filter_match(f, ip, s->function,
+	return filter_match(f, s->ip, s->function,
 			    s->object ? s->object :
-			    sym && ip ? bts_symbolize_object(sym, ip) : NULL);
+			    sym && s->ip ? bts_symbolize_object(sym, s->ip) : NULL);
 }
 
-struct bts_call_history *dump_calls_build(struct dump_ctx *c, size_t thread,
+struct bts_call_cursor *dump_calls_cursor(struct dump_ctx *c, size_t thread,
 					  bool lines)
 {
 	const struct bts_thread_info *th = bts_trace_thread(c->trace, thread);
-	struct bts_call_history *h;
 	BTS_OPTS(bts_calls_opts, opts,
 		 .sym = dump_symbolizer(c, th->pid),
 		 .lines = lines);
-	struct bts_insn_decoder *d;
-	int ret;
+	struct bts_call_cursor *cur;
+	int ret = bts_call_cursor_new(c->trace, thread, &opts, &cur);
 
-	/* Only for its warnings: the history makes its own decoder. */
-	if (bts_insn_decoder_new(c->trace, thread, NULL, &d) == 0) {
-		dump_decoder_warnings(c, th->pid, d);
-		bts_insn_decoder_free(d);
-	}
-	ret = bts_call_history_new(c->trace, thread, &opts, &h);
 	if (ret < 0) {
 		error_bts(ret, "%s: thread %d", c->path, (int)th->tid);
 		return NULL;
 	}
-	return h;
+	dump_decoder_warnings(c, th->pid, bts_call_cursor_decoder(cur));
+	return cur;
+}
+
+int dump_calls_failed(struct dump_ctx *c, size_t thread, int ret)
+{
+	if (ret >= 0)
+		return 0;
+	error_bts(ret, "%s: thread %d", c->path,
+		  (int)bts_trace_thread(c->trace, thread)->tid);
+	return EXIT_FAILED;
+}
+
+int dump_calls_outermost(struct dump_ctx *c, size_t thread, int *level,
+			 uint64_t *count)
+{
+	struct bts_call_cursor *cur = dump_calls_cursor(c, thread, false);
+	struct bts_segment s;
+	int ret;
+
+	if (!cur)
+		return EXIT_FAILED;
+	*count = 0;
+	while ((ret = bts_call_cursor_next(cur, &s, sizeof(s))) > 0)
+		(*count)++;
+	*level = bts_call_cursor_min_level(cur);
+	bts_call_cursor_free(cur);
+	return dump_calls_failed(c, thread, ret);
+}
+
+/* A segment as the view shows it, @base the outermost level. */
+static void print_segment(struct dump_ctx *c, pid_t tid,
+			  struct bts_symbolizer *sym, struct bts_segment *s,
+			  int base)
+{
+	if (!segment_shown(&c->o->filter, s, sym))
+		return;
+	s->level -= base;
+	if (c->o->json)
+		dump_call_json(tid, s);
+	else
+		dump_call_text(c->o, s);
+}
+
+static void print_thread(struct dump_ctx *c, const struct bts_thread_info *th)
+{
+	if (!c->o->json)
+		printf("thread %d (process %d)\n", (int)th->tid, (int)th->pid);
+}
+
+/* Room for twice the segments, never more than @keep. */
+static int grow_ring(struct bts_segment **ring, size_t *cap, uint64_t keep)
+{
+	size_t want = *cap ? 2 * *cap : 256;
+	struct bts_segment *r;
+
+	if (want > keep)
+		want = keep;
+	r = realloc(*ring, want * sizeof(*r));
+	if (!r)
+		return -1;
+	*ring = r;
+	*cap = want;
+	return 0;
+}
+
+/*
+ * --last N: one pass that keeps the last N segments (the window shown),
+ * printed at the end, when the outermost level is known.
+ */
+static int calls_last(struct dump_ctx *c, size_t thread,
+		      struct bts_call_cursor *cur)
+{
+	const struct bts_thread_info *th = bts_trace_thread(c->trace, thread);
+	struct bts_symbolizer *sym = dump_symbolizer(c, th->pid);
+	struct bts_segment *ring = NULL, s;
+	uint64_t n = 0, keep = c->o->last;
+	size_t cap = 0;
+	int ret;
+
+	while ((ret = bts_call_cursor_next(cur, &s, sizeof(s))) > 0) {
+		if (n == cap && n < keep && grow_ring(&ring, &cap, keep)) {
+			ret = -BTS_E_NOMEM;
+			break;
+		}
+		ring[n++ % keep] = s;
+	}
+	if (ret == 0) {
+		print_thread(c, th);
+		for (uint64_t i = n > keep ? n - keep : 0; i < n; i++)
+			print_segment(c, th->tid, sym, &ring[i % keep],
+				      bts_call_cursor_min_level(cur));
+	}
+	free(ring);
+	return ret;
+}
+
+/* --from/--to or all: straight out (@base from a first pass, if shown). */
+static int calls_range(struct dump_ctx *c, size_t thread,
+		       struct bts_call_cursor *cur, int base)
+{
+	const struct bts_thread_info *th = bts_trace_thread(c->trace, thread);
+	struct bts_symbolizer *sym = dump_symbolizer(c, th->pid);
+	uint64_t lo = c->o->from ? c->o->from : 1;
+	uint64_t hi = c->o->to ? c->o->to : UINT64_MAX;
+	struct bts_segment s;
+	int ret;
+
+	print_thread(c, th);
+	while ((ret = bts_call_cursor_next(cur, &s, sizeof(s))) > 0 &&
+	       s.number <= hi)
+		if (s.number >= lo)
+			print_segment(c, th->tid, sym, &s, base);
+	return ret < 0 ? ret : 0;
 }
 
 int dump_calls(struct dump_ctx *c, size_t thread)
 {
-	const struct bts_thread_info *th = bts_trace_thread(c->trace, thread);
-	struct bts_call_history *h = dump_calls_build(c, thread,
-						      c->o->line_range);
-	struct bts_symbolizer *sym = dump_symbolizer(c, th->pid);
-	uint64_t lo, hi, *ips = NULL;
+	struct bts_call_cursor *cur;
+	uint64_t count;
+	int base = 0, ret;
 
-	if (!h)
+	/* Only the shown levels need the outermost one before the first line. */
+	if (!c->o->last && (c->o->json || c->o->indent) &&
+	    dump_calls_outermost(c, thread, &base, &count))
 		return EXIT_FAILED;
-	if (!c->o->json)
-		printf("thread %d (process %d)\n", (int)th->tid, (int)th->pid);
-	if (filter_needs_addr(&c->o->filter))
-		ips = segment_starts(c, thread, h);
-	if (dump_range(c->o, 1, bts_call_history_count(h), &lo, &hi)) {
-		for (uint64_t n = lo; n <= hi; n++) {
-			const struct bts_segment *s = bts_call_history_segment(h, n - 1);
-
-			if (!segment_shown(&c->o->filter, s, sym, ips))
-				continue;
-			if (c->o->json)
-				dump_call_json(th->tid, s);
-			else
-				dump_call_text(c->o, s);
-		}
-	}
-	free(ips);
-	bts_call_history_free(h);
-	return 0;
+	cur = dump_calls_cursor(c, thread, c->o->line_range);
+	if (!cur)
+		return EXIT_FAILED;
+	if (c->o->last)
+		ret = calls_last(c, thread, cur);
+	else
+		ret = calls_range(c, thread, cur, base);
+	bts_call_cursor_free(cur);
+	return dump_calls_failed(c, thread, ret);
 }

@@ -68,11 +68,19 @@ void json_str(const char *s);
 int dump_insns(struct dump_ctx *c, size_t thread);
 int dump_calls(struct dump_ctx *c, size_t thread);
 /*
- * The function-call history of @thread (with source lines if @lines),
- * the decoder's warnings printed; NULL when it cannot be built (said).
+ * A cursor over the segments of @thread (with source lines if @lines),
+ * the decoder's warnings printed; NULL when it cannot be made (said).
  */
-struct bts_call_history *dump_calls_build(struct dump_ctx *c, size_t thread,
+struct bts_call_cursor *dump_calls_cursor(struct dump_ctx *c, size_t thread,
 					  bool lines);
+/*
+ * The outermost level of @thread's history and its number of segments,
+ * from a pass of a cursor of its own: 0, or EXIT_FAILED said.
+ */
+int dump_calls_outermost(struct dump_ctx *c, size_t thread, int *level,
+			 uint64_t *count);
+/* 0 for @ret >= 0, else EXIT_FAILED with the error said. */
+int dump_calls_failed(struct dump_ctx *c, size_t thread, int ret);
 
 /*
  * Single lines of the views, for the commands that show parts of a trace

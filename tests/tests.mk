@@ -13,10 +13,11 @@
 #   tests/abi/       the uapi layout checker, built -m32 and -m64
 #   tests/kinsn/     the kernel's insn_decode(), for test_branch_kernel_decoder.c
 #   tests/fuzz/      libFuzzer targets (clang)
+#   tests/synth/     synthetic traces of any length made from a recorded one
 #   tests/bench/     benchmarks, never part of the pass/fail run
 
 TEST_SRC_C  := $(sort $(wildcard tests/harness/*.c tests/unit/*.c tests/e2e/*.c tests/oracle/*.c \
-			      tests/gdb/*.c tests/sim/*.c tests/crash/*.c))
+			      tests/gdb/*.c tests/sim/*.c tests/crash/*.c tests/synth/*.c))
 TEST_SRC_CC := $(sort $(wildcard tests/harness/*.cc))
 TEST_OBJ    := $(TEST_SRC_C:%.c=$(O)/obj/%.o) $(TEST_SRC_CC:%.cc=$(O)/obj/%.o)
 TEST_BIN    := $(O)/tests/bts-tests
@@ -207,7 +208,9 @@ $(O)/bench/%: tests/bench/%.c
 BENCH_LIB_BIN := $(filter $(O)/bench/lib-%,$(BENCH_BIN))
 $(BENCH_LIB_BIN): $(O)/bench/lib-%: tests/bench/lib-%.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror $(CPPFLAGS) -o $@ $< $(LIB_A) $(LIBS)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror $(CPPFLAGS) -o $@ $(filter %.c,$^) $(LIB_A) $(LIBS)
+# The decoder's synthetic trace is the one the tests of two scales make.
+$(O)/bench/lib-decode: tests/synth/synth_trace.c tests/synth/synth_trace.h
 
 # Workloads: plain static programs (no tracer libraries, no dynamic loader
 # whose start-up would outweigh them under single-stepping).

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * btrace export: walks each thread's function-call history (libbts's
- * segments, as dump --calls shows them) and keeps the stack of frames a
- * segment runs in: the frames below its level are the last ones seen at
+ * segments, as dump --calls shows them, from a cursor) and keeps the
+ * stack of frames a segment runs in: the frames below its level are the last ones seen at
  * those levels.  A gap closes every frame, as the history cannot say what
  * ran in it.
  */
@@ -114,53 +114,68 @@ static void skip_to(struct walk *w, const struct bts_segment *s)
 		w->at = s->first - 1;
 }
 
+/* Opens the frames already on the stack, where the range starts. */
+static void show(struct walk *w)
+{
+	size_t depth = w->depth;
+
+	w->depth = 0;
+	w->shown = true;
+	w->x->ops->thread_begin(w->x, w->x->pid, w->x->tid, w->at);
+	for (; w->depth < depth; w->depth++)
+		w->x->ops->open(w->x, &w->stack[w->depth], w->at);
+}
+
+/*
+ * The segments up to the end of the range, from a cursor; @base is the
+ * outermost level, which a first pass found.  0, or a negative error.
+ */
 static int walk_thread(struct dump_ctx *c, struct export_out *x,
-		       const struct bts_call_history *h)
+		       struct bts_call_cursor *cur, int base, uint64_t total)
 {
 	struct walk w = { .x = x };
-	uint64_t lo, hi, n, total = bts_call_history_count(h);
+	struct bts_segment s;
+	uint64_t lo, hi;
 	int ret = 0;
 
 	if (!dump_range(c->o, 1, total, &lo, &hi))
 		return 0;
-	for (n = 1; n <= hi && !ret; n++) {
-		const struct bts_segment *s = bts_call_history_segment(h, n - 1);
-
-		skip_to(&w, s);
-		if (n == lo) {
-			/* The frames already on the stack open here. */
-			size_t depth = w.depth;
-
-			w.depth = 0;
-			w.shown = true;
-			x->ops->thread_begin(x, x->pid, x->tid, w.at);
-			for (; w.depth < depth; w.depth++)
-				x->ops->open(x, &w.stack[w.depth], w.at);
-		}
-		ret = step(&w, s);
+	while (!ret && (ret = bts_call_cursor_next(cur, &s, sizeof(s))) > 0 &&
+	       s.number <= hi) {
+		s.level -= base;
+		skip_to(&w, &s);
+		if (s.number == lo)
+			show(&w);
+		ret = step(&w, &s) ? -BTS_E_NOMEM : 0;
 	}
 	pop_to(&w, 0);
 	x->ops->thread_end(x, w.at);
 	free(w.stack);
-	return ret;
+	return ret > 0 ? 0 : ret;
 }
 
+/*
+ * Two passes of the decoder: the first finds the outermost level (and the
+ * count the range needs), the second writes.  Neither keeps the history.
+ */
 static int export_thread(struct dump_ctx *c, struct export_out *x, size_t i)
 {
 	const struct bts_thread_info *th = bts_trace_thread(c->trace, i);
-	struct bts_call_history *h = dump_calls_build(c, i, true);
-	int ret;
+	struct bts_call_cursor *cur;
+	uint64_t total;
+	int base, ret;
 
-	if (!h)
+	if (dump_calls_outermost(c, i, &base, &total))
+		return EXIT_FAILED;
+	cur = dump_calls_cursor(c, i, true);
+	if (!cur)
 		return EXIT_FAILED;
 	x->pid = th->pid;
 	x->tid = th->tid;
-	ret = walk_thread(c, x, h);
-	bts_call_history_free(h);
-	if (ret) {
-		error("export: out of memory");
-		return EXIT_FAILED;
-	}
+	ret = walk_thread(c, x, cur, base, total);
+	bts_call_cursor_free(cur);
+	if (ret < 0)
+		return dump_calls_failed(c, i, ret);
 	x->nthreads++;
 	return 0;
 }

@@ -10,6 +10,7 @@
  *	iterate	  every record through bts_rec_iter_next()	   records/s
  *	decode	  every instruction through bts_insn_next() insns/s
  *	calls	  btrace dump --calls > /dev/null	   lines/s
+ *		  at N / 10 records and at N: the ratio of the peaks
  *
  * Usage: lib-decode SOURCE.btr BTRACE OUTDIR [N]
  * Prints one line per phase, rates over CPU time (the machine may be
@@ -26,6 +27,8 @@
 #include <unistd.h>
 
 #include <bts.h>
+
+#include "../synth/synth_trace.h"
 
 static double clock_s(clockid_t id)
 {
@@ -51,99 +54,6 @@ static void die(const char *what, int err)
 	fprintf(stderr, "lib-decode: %s: %s (%s)\n", what, bts_errstr(err),
 		bts_errdetail());
 	exit(1);
-}
-
-/* The records of thread 0, all of them. */
-static struct ptbts_record *load(const struct bts_trace *t, size_t *n)
-{
-	struct ptbts_record *v = malloc(bts_trace_thread(t, 0)->nrecords * sizeof(*v) + 1);
-	struct bts_rec_iter *it = NULL;
-
-	*n = 0;
-	if (bts_rec_iter_new(t, 0, &it))
-		die("iterator", -BTS_E_NOMEM);
-	while (v && bts_rec_iter_next(it, &v[*n]) > 0)
-		(*n)++;
-	bts_rec_iter_free(it);
-	return v;
-}
-
-/* [*lo, *hi): the longest stretch from a record to its last repetition. */
-static void longest_cycle(const struct ptbts_record *r, size_t n, size_t *lo,
-			  size_t *hi)
-{
-	size_t cap = 1, best = 0;
-	size_t *first;
-
-	while (cap < 2 * n)
-		cap *= 2;
-	first = malloc(cap * sizeof(*first));
-	memset(first, 0xff, cap * sizeof(*first));
-	*lo = *hi = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t h = (size_t)((r[i].from * 31 + r[i].to) * 0x9e3779b97f4a7c15ULL >> 20) & (cap - 1);
-
-		if (!r[i].from)
-			continue;
-		while (first[h] != SIZE_MAX &&
-		       (r[first[h]].from != r[i].from || r[first[h]].to != r[i].to))
-			h = (h + 1) & (cap - 1);
-		if (first[h] == SIZE_MAX) {
-			first[h] = i;
-		} else if (i - first[h] > best) {
-			best = i - first[h];
-			*lo = first[h];
-			*hi = i;
-		}
-	}
-	free(first);
-}
-
-static void write_trace(const struct bts_trace *src, const char *path,
-			uint64_t want)
-{
-	const struct bts_thread_info *th = bts_trace_thread(src, 0);
-	const struct bts_map *maps;
-	const struct bts_code *code;
-	struct ptbts_record *r = NULL;
-	size_t n, lo, hi, nmaps, ncode;
-	struct bts_writer *w;
-	int err;
-
-	r = load(src, &n);
-	longest_cycle(r, n, &lo, &hi);
-	if (hi - lo < 2) {
-		fprintf(stderr, "lib-decode: no repeated record in the source trace\n");
-		exit(1);
-	}
-	nmaps = bts_trace_maps(src, th->pid, &maps);
-	ncode = bts_trace_code(src, th->pid, &code);
-	if ((err = bts_writer_new(path, &w)) ||
-	    (err = bts_writer_process(w, th->pid, 1, bts_trace_process(src, 0)->exe)))
-		die("writer", err);
-	for (size_t i = 0; i < nmaps; i++)
-		if ((err = bts_writer_map(w, th->pid, &maps[i])))
-			die("writer", err);
-	for (size_t i = 0; i < ncode; i++)
-		if ((err = bts_writer_code(w, th->pid, code[i].addr, code[i].bytes,
-					   code[i].len)))
-			die("writer", err);
-	if ((err = bts_writer_thread(w, th->pid, th->tid)))
-		die("writer", err);
-	for (uint64_t done = 0; done < want;) {
-		size_t k = hi - lo < want - done ? hi - lo : want - done;
-
-		if ((err = bts_writer_records(w, th->pid, th->tid, r + lo, k)))
-			die("writer", err);
-		done += k;
-	}
-	err = bts_writer_finish(w);
-	bts_writer_free(w);
-	if (err)
-		die("writer", err);
-	fprintf(stderr, "lib-decode: %" PRIu64 " records: a cycle of %zu records "
-		"of the source trace, repeated\n", want, hi - lo);
-	free(r);
 }
 
 static uint64_t iterate(const struct bts_trace *t)
@@ -248,7 +158,9 @@ static int measure(const char *name, const char *unit, const char *path,
 	return 0;
 }
 
-static int calls(const char *btrace, const char *path)
+/* btrace dump --calls on @path: lines/s per CPU second, and *rss. */
+static int calls(const char *btrace, const char *path, uint64_t records,
+		 long *rss)
 {
 	char cmd[8192 + 64];
 	struct rusage ru;
@@ -282,12 +194,45 @@ static int calls(const char *btrace, const char *path)
 		printf("%-8s failed\n", "calls");
 		return 1;
 	}
+	*rss = ru.ru_maxrss;
 	secs = now() - t0;
 	secs = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	printf("%-8s %12" PRIu64 " %-7s %8.3f s cpu %8.1f M%s/s   peak %7ld KiB"
-	       " (whole btrace run)\n", "calls", lines, "lines", secs,
-	       lines / secs / 1e6, "lines", ru.ru_maxrss);
+	       " (whole btrace run, %" PRIu64 " records)\n", "calls", lines,
+	       "lines", secs, lines / secs / 1e6, "lines", ru.ru_maxrss, records);
+	return 0;
+}
+
+/* The trace of @want records at OUTDIR/NAME (into @path). */
+static int synth(const struct bts_trace *src, const char *dir,
+		 const char *name, uint64_t want, char *path, size_t len)
+{
+	long cycle;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	cycle = synth_trace_write(src, path, want);
+	if (cycle < 0)
+		return -1;
+	fprintf(stderr, "lib-decode: %" PRIu64 " records: a cycle of %ld records "
+		"of the source trace, repeated\n", want, cycle);
+	return 0;
+}
+
+/*
+ * dump --calls at a tenth of the records and at all of them: memory flat
+ * in the length of the history keeps the ratio of the peaks near 1.
+ */
+static int calls_scales(const char *btrace, const char *small,
+			const char *path, uint64_t want)
+{
+	long rss_small, rss;
+
+	if (calls(btrace, small, want / 10, &rss_small) ||
+	    calls(btrace, path, want, &rss))
+		return 1;
+	printf("calls peak at %" PRIu64 " records / at %" PRIu64 ": %.2fx "
+	       "(flat: 1.00x)\n", want, want / 10, (double)rss / rss_small);
 	return 0;
 }
 
@@ -295,7 +240,7 @@ int main(int argc, char **argv)
 {
 	uint64_t want = argc > 4 ? strtoull(argv[4], NULL, 10) : 10000000;
 	struct bts_trace *src;
-	char path[4096];
+	char path[4096], small[4096];
 	int err, failed = 0;
 
 	if (argc < 4) {
@@ -305,12 +250,17 @@ int main(int argc, char **argv)
 	err = bts_trace_new(argv[1], &src);
 	if (err)
 		die(argv[1], err);
-	snprintf(path, sizeof(path), "%s/decode-bench.btr", argv[3]);
-	write_trace(src, path, want);
+	if (synth(src, argv[3], "decode-bench.btr", want, path, sizeof(path)) ||
+	    synth(src, argv[3], "decode-bench-small.btr", want / 10, small,
+		  sizeof(small))) {
+		bts_trace_free(src);
+		return 1;
+	}
 	bts_trace_free(src);
 	failed |= measure("iterate", "records", path, iterate);
 	failed |= measure("decode", "insns", path, decode);
-	failed |= calls(argv[2], path);
+	failed |= calls_scales(argv[2], small, path, want);
 	unlink(path);
+	unlink(small);
 	return failed;
 }

@@ -389,3 +389,16 @@ size_t raw_count_markers(const struct raw_thread *t, const char *prefix)
 		n += !strncmp(t->markers[j], prefix, strlen(prefix));
 	return n;
 }
+
+char **raw_lines(char *out, size_t *n)
+{
+	char **v = NULL, *save, *l;
+
+	*n = 0;
+	for (l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		v = realloc(v, (*n + 1) * sizeof(*v));
+		ASSERT_TRUE(v != NULL);
+		v[(*n)++] = l;
+	}
+	return v;
+}

@@ -71,6 +71,9 @@ const char *raw_labels_describe(const struct raw_labels *l, uint64_t addr,
 				char *buf, size_t len);
 void raw_labels_free(struct raw_labels *l);
 
+/* @out split into lines, in place (the array is malloc'ed, empty lines skipped). */
+char **raw_lines(char *out, size_t *n);
+
 /*
  * Runs `btrace record -o DIR/NAME.btr OPTS... -- PROG ARGS...` (NULL-ended
  * lists; PROG is a tests/progs name) and asserts that it exits with

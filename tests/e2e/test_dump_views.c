@@ -59,20 +59,6 @@ static uint64_t num(const char *line, const char *key)
 	return strtoull(buf, NULL, 0);
 }
 
-/* The output split into lines (the array and the text are malloc'ed). */
-static char **lines_of(char *out, size_t *n)
-{
-	char **v = NULL, *save, *l;
-
-	*n = 0;
-	for (l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		v = realloc(v, (*n + 1) * sizeof(*v));
-		ASSERT_TRUE(v != NULL);
-		v[(*n)++] = l;
-	}
-	return v;
-}
-
 struct seg_want {
 	const char *func;
 	int dlevel;		/* level relative to the first */
@@ -154,7 +140,7 @@ static void trace_calls(struct traced *t, const char *prog, const char *func)
 	t->btr = raw_record(prog, NULL, 0, &t->rec);
 	args[4] = t->btr;
 	btrace(args, 0, &t->dump);
-	t->lines = lines_of(t->dump.out, &t->n);
+	t->lines = raw_lines(t->dump.out, &t->n);
 	t->at = find_call(t->lines, t->n, func);
 }
 
@@ -251,7 +237,7 @@ TEST(dump_views, signals)
 	args[6] = to;
 	args[7] = t.btr;
 	btrace(args, 0, &dump);
-	lines = lines_of(dump.out, &n);
+	lines = raw_lines(dump.out, &n);
 	EXPECT_EQ((uint64_t)n, strtoull(to, NULL, 10) - strtoull(from, NULL, 10) + 1);
 	ud2 = raw_label(&labels, "seq_ud2");
 	handler = raw_label(&labels, "seq_usr1_handler");
