@@ -334,7 +334,7 @@ static int finish_one(struct bts_call_cursor *c)
 		if (!ret)
 			c->ended = true;
 		else if (add_run(c, &run) < 0)
-			return bts_fail(BTS_E_NOMEM, "call history");
+			return bts_fail(BTS_E_NOMEM, "call cursor");
 	}
 	return 1;
 }

@@ -1054,6 +1054,7 @@ enum bts_seg_entry {
 	BTS_SEG_GAP,		/* a hole: one entry, @gap says why */
 };
 
+/* One segment; it may grow at its end: see bts_call_cursor_next(). */
 struct bts_segment {
 	uint64_t number;	/* from 1 */
 	int level;		/* call depth; the outermost in the history is 0
@@ -1088,8 +1089,8 @@ struct bts_calls_opts {
 /*
  * A cursor before the first segment of thread @thread (an index, as in
  * bts_trace_thread()): 0 and *@out.  @t must outlive it.
- * Errors: -BTS_E_INVAL (NULL @t or @out, no such thread, bad options),
- * -BTS_E_NOMEM.
+ * Errors: as bts_insn_decoder_new(), and -BTS_E_INVAL (NULL @t or @out,
+ * bad options).
  */
 BTS_API int bts_call_cursor_new(const struct bts_trace *t, size_t thread,
 				const struct bts_calls_opts *opts,
@@ -1101,9 +1102,10 @@ BTS_API void bts_call_cursor_free(struct bts_call_cursor *c);
  * its @last and lines final.  Its @level counts from the first segment's 0
  * and goes below it where the history returns past its first level: the
  * outermost level is known only at the end (bts_call_cursor_min_level()).
- * Errors: -BTS_E_INVAL (NULL @c or @seg, @size 0), -BTS_E_NOMEM (the
- * cursor can then only be freed), -BTS_E_IO and -BTS_E_FORMAT (the trace
- * file changed since it was opened).
+ * Errors: -BTS_E_INVAL (NULL @c or @seg, @size 0; nothing is lost),
+ * -BTS_E_NOMEM, -BTS_E_IO and -BTS_E_FORMAT (the trace file changed since
+ * it was opened).  After any but -BTS_E_INVAL, the cursor can only be
+ * freed: what it would hand out next is not the rest of the history.
  */
 BTS_API int bts_call_cursor_next(struct bts_call_cursor *c,
 				 struct bts_segment *seg, size_t size);
@@ -1124,7 +1126,7 @@ bts_call_cursor_decoder(const struct bts_call_cursor *c);
  * Decodes thread @thread once and keeps its segments, levels counted from
  * the outermost (0): 0 and *@out.  Memory grows with the number of
  * segments.
- * Errors: as bts_insn_decoder_new(), and -BTS_E_INVAL (bad options).
+ * Errors: as bts_call_cursor_new() and bts_call_cursor_next().
  */
 BTS_API int bts_call_history_new(const struct bts_trace *t, size_t thread,
 				 const struct bts_calls_opts *opts,

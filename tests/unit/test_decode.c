@@ -316,32 +316,53 @@ TEST(decode, cursor_hands_out_segments_one_by_one)
 	bts_trace_free(t);
 }
 
+/* Whether the @n bytes at @p are all @byte: bytes no fill may touch. */
+static bool all_bytes(const void *p, size_t n, uint8_t byte)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != byte)
+			return false;
+	return true;
+}
+
 TEST(decode, cursor_fills_the_size_it_is_given)
 {
 	struct {
 		struct bts_segment s;
 		uint64_t newer;
-	} big = { .newer = 7 };
+	} big;
 	struct bts_trace *t = make_trace(good, 4);
 	struct bts_call_cursor *c;
 	struct bts_segment s;
+	const size_t head = sizeof(s.number);
 
 	EXPECT_EQ(bts_call_cursor_new(NULL, 0, NULL, &c), -BTS_E_INVAL);
 	EXPECT_EQ(bts_call_cursor_new(t, 9, NULL, &c), -BTS_E_INVAL);
 	ASSERT_EQ(bts_call_cursor_new(t, 0, NULL, &c), 0);
+	/* Refused, nothing written, and no segment lost. */
+	memset(&s, 0xa5, sizeof(s));
 	EXPECT_EQ(bts_call_cursor_next(c, &s, 0), -BTS_E_INVAL);
+	EXPECT_TRUE(all_bytes(&s, sizeof(s), 0xa5));
 	EXPECT_EQ(bts_call_cursor_next(NULL, &s, sizeof(s)), -BTS_E_INVAL);
 	EXPECT_EQ(bts_call_cursor_next(c, NULL, sizeof(s)), -BTS_E_INVAL);
-	/* An older caller's struct: only the fields it has. */
-	memset(&s, 0xa5, sizeof(s));
-	ASSERT_EQ(bts_call_cursor_next(c, &s, sizeof(s.number)), 1);
+	/* An older caller's struct: only the bytes it has. */
+	ASSERT_EQ(bts_call_cursor_next(c, &s, head), 1);
 	EXPECT_EQ(s.number, (uint64_t)1);
-	EXPECT_EQ((unsigned)s.level, 0xa5a5a5a5u);
-	/* A newer one's: the fields this library does not know, untouched. */
+	EXPECT_TRUE(all_bytes((uint8_t *)&s + head, sizeof(s) - head, 0xa5));
+	/* A newer one's: every field this library knows, the rest untouched. */
+	memset(&big, 0xa5, sizeof(big));
 	ASSERT_EQ(bts_call_cursor_next(c, &big.s, sizeof(big)), 1);
 	EXPECT_EQ(big.s.number, (uint64_t)2);
 	EXPECT_EQ(big.s.entry, BTS_SEG_CALL);
-	EXPECT_EQ(big.newer, (uint64_t)7);
+	EXPECT_EQ(big.s.level, 1);
+	EXPECT_EQ(big.s.first, (uint64_t)2);
+	EXPECT_EQ(big.s.last, (uint64_t)3);
+	EXPECT_TRUE(big.s.function == NULL);
+	EXPECT_TRUE(big.s.object == NULL);
+	EXPECT_EQ(big.s.ip, BASE + 0x10);
+	EXPECT_TRUE(all_bytes(&big.newer, sizeof(big.newer), 0xa5));
 	bts_call_cursor_free(c);
 	bts_call_cursor_free(NULL);
 	bts_trace_free(t);
