@@ -23,7 +23,7 @@
 
 static const struct command_help dump_help = {
 	.name = "dump",
-	.usage = { "[--raw] [--incomplete] FILE",
+	.usage = { "[--raw | --pebs] [--incomplete] [--thread TID] FILE",
 		   "[--branches | --insns [--raw-bytes] [--source] [--syntax att|intel] |\n"
 		   "                   --calls [--insn-range] [--line-range] [--indent]]\n"
 		   "                   [--last N | --from N --to M] [--thread TID] [--json]\n"
@@ -55,6 +55,14 @@ static const struct command_help dump_help = {
 	"                         code-changed: no hole, the code ahead was rewritten\n"
 	"  # filtered N           N branches ran but were not recorded\n"
 	"and nothing else.\n"
+	"\n"
+	"--pebs, kmod-pebs's samples (PEBS records), one line each, in the\n"
+	"order recorded, after a line that says what was sampled:\n"
+	"  # pebs: 428 records, 0 lost; event 0xc4 every 7 events, format 3\n"
+	"  TID N 0xIP <function+offset> rax 0x.. rbx 0x.. ... r15 0x.. rflags 0x.. tsc N\n"
+	"N counts the thread's records from 0; IP is the eventing instruction,\n"
+	"or with [after] (formats 0 and 1) the one after it; the registers and\n"
+	"tsc where the format has them.\n"
 	"\n"
 	"--insns, as gdb's 'record instruction-history' (numbered from 1; a gap\n"
 	"has a number of its own; --raw-bytes is gdb's /r, --source its /s):\n"
@@ -196,7 +204,7 @@ static int dump_thread_raw(const char *path, const struct bts_trace *t, size_t i
 
 /* ------------------------------------------------------------- branches */
 
-static void print_addr(struct bts_symbolizer *sym, uint64_t addr)
+void dump_addr(struct bts_symbolizer *sym, uint64_t addr)
 {
 	const char *name;
 	uint64_t off;
@@ -236,9 +244,9 @@ void dump_branch_text(struct bts_symbolizer *sym, uint64_t index,
 		return;
 	}
 	printf("%8" PRIu64 "  ", index);
-	print_addr(sym, rec->from);
+	dump_addr(sym, rec->from);
 	fputs("  ->  ", stdout);
-	print_addr(sym, rec->to);
+	dump_addr(sym, rec->to);
 	if (kind != PTBTS_KIND_BRANCH)
 		printf("  [%s]", bts_kind_name(kind));
 	putchar('\n');
@@ -402,6 +410,8 @@ static int dump_threads(struct dump_ctx *c)
 			return EXIT_FAILED;
 		}
 	}
+	if (c->o->view == VIEW_PEBS)
+		return dump_pebs(c);
 	if (!c->o->raw && !c->o->json && c->o->view == VIEW_BRANCHES)
 		print_header(c->trace);
 	for (size_t i = 0; !ret && i < bts_trace_nthreads(c->trace); i++)
@@ -465,7 +475,10 @@ static const char *parse_syntax(const char *arg, void *value)
 static const char *check_opts(const struct dump_opts *o, int nviews)
 {
 	if (nviews > 1)
-		return "--raw, --branches, --insns and --calls exclude each other";
+		return "--raw, --branches, --insns, --calls and --pebs exclude each other";
+	if (o->view == VIEW_PEBS && (o->json || o->last || o->from || o->to ||
+				     filter_active(&o->filter)))
+		return "--pebs takes no --json, no range and no filter";
 	if (o->raw && (o->json || o->last || o->from || o->to))
 		return "--raw takes no --json and no range";
 	if (o->raw && filter_active(&o->filter))
@@ -509,12 +522,14 @@ static int dump_args(struct dump_opts *o, int argc, char **argv, int first,
 int cmd_dump(int argc, char **argv)
 {
 	struct dump_opts o = { 0 };
-	bool branches = false, insns = false, calls = false, raw_names = false;
+	bool branches = false, insns = false, calls = false, pebs = false;
+	bool raw_names = false;
 	const struct option opts[] = {
 		OPT_RAW(&o.raw),
 		OPT_FLAG(0, "branches", &branches, "the records with symbols (the default view)"),
 		OPT_FLAG(0, "insns", &insns, "the instruction history (gdb's instruction-history)"),
 		OPT_FLAG(0, "calls", &calls, "the function-call history (gdb's function-call-history)"),
+		OPT_FLAG(0, "pebs", &pebs, "kmod-pebs's PEBS records: IP and registers"),
 		OPT_FLAG(0, "raw-bytes", &o.raw_bytes, "--insns: show the bytes of each instruction (/r)"),
 		OPT_FLAG(0, "source", &o.source, "--insns: show the source lines (/s)"),
 		OPT_CALLBACK(0, "syntax", "att|intel", &o.syntax,
@@ -550,8 +565,9 @@ int cmd_dump(int argc, char **argv)
 		ret = EXIT_USAGE;
 	else
 		ret = dump_args(&o, argc, argv, first, raw_names,
-				o.raw + branches + insns + calls,
-				insns ? VIEW_INSNS : calls ? VIEW_CALLS : VIEW_BRANCHES);
+				o.raw + branches + insns + calls + pebs,
+				insns ? VIEW_INSNS : calls ? VIEW_CALLS :
+				pebs ? VIEW_PEBS : VIEW_BRANCHES);
 	filter_free(&o.filter);	/* --grep's compiled expression */
 	return ret;
 }

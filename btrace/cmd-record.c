@@ -3,8 +3,10 @@
  * btrace record: run a program (or attach to a process) and record every
  * branch its threads take into a trace file.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +21,9 @@
 #include "record-progress.h"
 #include "record-speed.h"
 #include "tracer-guard.h"
+
+/* BR_INST_RETIRED.NEAR_TAKEN: event 0xc4, unit mask 0x20. */
+#define PEBS_EVENT_NEAR_TAKEN	0x20c4ULL
 
 static const struct command_help record_help = {
 	.name = "record",
@@ -76,6 +81,7 @@ struct record_opts {
 	int format;		/* BTS_FORMAT_* */
 	struct record_speed speed;	/* --cpu, --skip, limits */
 	bool progress, no_progress;
+	uint64_t pebs_event, pebs_period;	/* kmod-pebs; 0: the default */
 };
 
 /* --format compact|raw. */
@@ -89,6 +95,38 @@ static const char *parse_format(const char *arg, void *value)
 		*format = BTS_FORMAT_RAW;
 	else
 		return "expected compact or raw";
+	return NULL;
+}
+
+/* --pebs-event NAME|0xUUEE: what kmod-pebs samples. */
+static const char *parse_pebs_event(const char *arg, void *value)
+{
+	uint64_t *event = value;
+	char *end;
+
+	if (!strcmp(arg, "all-branches")) {
+		*event = PTBTS_PEBS_EVENT_BRANCHES;
+		return NULL;
+	}
+	if (!strcmp(arg, "near-taken")) {
+		*event = PEBS_EVENT_NEAR_TAKEN;
+		return NULL;
+	}
+	errno = 0;
+	*event = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end || arg[0] == '-' ||
+	    bts_pebs_event_problem(*event, 1))
+		return "expected all-branches, near-taken or an event as 0xUUEE "
+		       "(unit mask UU, event select EE, not 0)";
+	return NULL;
+}
+
+/* --pebs-period N: one sample every N events. */
+static const char *parse_pebs_period(const char *arg, void *value)
+{
+	if (parse_count(arg, value) ||
+	    *(uint64_t *)value > PTBTS_PEBS_PERIOD_MAX)
+		return "expected 1 to 2147483647 events";
 	return NULL;
 }
 
@@ -164,7 +202,8 @@ static int start(const struct record_opts *o, char **cmd, struct bts_writer *w,
 	BTS_OPTS(bts_session_opts, so, .source = o->source, .mode = o->mode,
 		 .buffer_size = o->buffer, .writer = w,
 		 .no_follow = o->no_follow, .on_crash = o->on_crash,
-		 .crash_pattern = o->crash_pattern);
+		 .crash_pattern = o->crash_pattern,
+		 .pebs_event = o->pebs_event, .pebs_period = o->pebs_period);
 	struct bts_refusal r;
 	int ret;
 
@@ -351,6 +390,13 @@ int cmd_record(int argc, char **argv)
 		OPT_CALLBACK(0, "format", "FORMAT", &o.format,
 			     "records in FILE: compact (default, a few bytes a branch) or raw (24 bytes)",
 			     parse_format),
+		OPT_CALLBACK(0, "pebs-event", "EVENT", &o.pebs_event,
+			     "kmod-pebs: the event sampled: all-branches (default), "
+			     "near-taken or 0xUUEE (unit mask, event select)",
+			     parse_pebs_event),
+		OPT_CALLBACK(0, "pebs-period", "N", &o.pebs_period,
+			     "kmod-pebs: one PEBS record every N events (default 1000)",
+			     parse_pebs_period),
 		OPT_RECORD_SPEED(&o.speed),
 		OPT_FLAG(0, "progress", &o.progress,
 			 "show a progress line on stderr (default: when it is a terminal)"),
@@ -375,6 +421,11 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!*o.output) {
 		error("record: --output: empty file name");
+		return EXIT_RECORD_FAILED;
+	}
+	if ((o.pebs_event || o.pebs_period) &&
+	    o.source != PTBTS_SOURCE_KMOD_PEBS) {
+		error("record: --pebs-event and --pebs-period go with --source kmod-pebs");
 		return EXIT_RECORD_FAILED;
 	}
 	if (o.progress && o.no_progress) {

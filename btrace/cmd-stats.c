@@ -32,11 +32,15 @@ static const struct command_help stats_help = {
 	"    functions     F\n"
 	"    gaps          G (holes: lost records, undecodable code, ...)\n"
 	"    filtered      F (regions left out on purpose, e.g. by --skip)\n"
+	"    pebs          P (kmod-pebs's samples; in a trace with any)\n"
 	"    most called:\n"
 	"      CALLS  FUNCTION\n"
 	"    hottest (instructions):\n"
 	"      INSNS  PERCENT%  FUNCTION\n"
 	"Up to 10 functions in each list; ?? is code without a symbol.\n"
+	"After the threads, in a trace whose PEBS records were overwritten\n"
+	"before kmod-pebs read them:\n"
+	"  pebs lost         L\n"
 	"\n"
 	"Exit status: 0; 1 when FILE cannot be read; 2 for a bad command line.\n",
 };
@@ -211,6 +215,16 @@ static int count_segments(const struct bts_trace *t, size_t thread,
 	return 0;
 }
 
+/* kmod-pebs's samples of thread @tid. */
+static uint64_t count_pebs(const struct bts_trace *t, pid_t tid)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < bts_trace_npebs(t); i++)
+		n += bts_trace_pebs(t, i)->tid == tid;
+	return n;
+}
+
 static int thread_stats(const struct bts_trace *t, size_t thread,
 			struct bts_symbolizer *sym)
 {
@@ -232,6 +246,8 @@ static int thread_stats(const struct bts_trace *t, size_t thread,
 	/* Filtered regions are what the user asked to leave out, not loss. */
 	printf("    gaps          %" PRIu64 "\n", n.gaps - n.filtered);
 	printf("    filtered      %" PRIu64 "\n", n.filtered);
+	if (bts_trace_npebs(t) || bts_trace_pebs_lost(t))
+		printf("    pebs          %" PRIu64 "\n", count_pebs(t, th->tid));
 	print_tops(&funcs, n.insns);
 	free(funcs.v);
 	return 0;
@@ -284,6 +300,8 @@ static int stats_file(const char *path)
 
 		ret = thread_stats(t, i, symbolizer(t, pid, syms, &nsyms));
 	}
+	if (!ret && bts_trace_pebs_lost(t))
+		printf("pebs lost         %" PRIu64 "\n", bts_trace_pebs_lost(t));
 	for (size_t i = 0; i < nsyms; i++)
 		bts_symbolizer_free(syms[i].sym);
 	free(syms);

@@ -12,7 +12,7 @@
 
 #include "dump-filter.h"
 
-enum dump_view { VIEW_BRANCHES, VIEW_INSNS, VIEW_CALLS };
+enum dump_view { VIEW_BRANCHES, VIEW_INSNS, VIEW_CALLS, VIEW_PEBS };
 
 struct dump_opts {
 	enum dump_view view;
@@ -66,6 +66,10 @@ void dump_gap_text(int reason, uint64_t arg, char *buf, size_t len);
 void json_str(const char *s);
 
 int dump_insns(struct dump_ctx *c, size_t thread);
+/* --pebs: the trace's PEBS records (of c->o->thread's only, if given). */
+int dump_pebs(struct dump_ctx *c);
+/* An address as --branches prints it: 0x%016x and <function+offset>. */
+void dump_addr(struct bts_symbolizer *sym, uint64_t addr);
 int dump_calls(struct dump_ctx *c, size_t thread);
 /*
  * A cursor over the segments of @thread (with source lines if @lines),

@@ -64,6 +64,9 @@ _btrace()
 	--syntax)
 		COMPREPLY=($(compgen -W "att intel" -- "$cur"))
 		return ;;
+	--pebs-event)
+		COMPREPLY=($(compgen -W "all-branches near-taken" -- "$cur"))
+		return ;;
 	-p | --pid | --attach)
 		COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur"))
 		return ;;
@@ -71,7 +74,8 @@ _btrace()
 		_btrace_files "$cur"
 		return ;;
 	--buffer | --keep | --last | --from | --to | --thread | --cpu | --skip | \
-	--max-size | --duration | --listen | --function | --object | --grep | --addr)
+	--max-size | --duration | --listen | --function | --object | --grep | --addr | \
+	--pebs-period)
 		return ;;
 	esac
 	if [[ $cmd == help ]]; then
@@ -86,7 +90,7 @@ _btrace()
 			-*=*) ;;
 			-o | --output | -p | --pid | --source | --mode | --buffer | --keep | \
 			--format | --cpu | --skip | --max-size | --duration | --listen | \
-			--attach) ((i++)) ;;
+			--attach | --pebs-event | --pebs-period) ((i++)) ;;
 			-*) ;;
 			*) _btrace_command_at $i "$cur"; return ;;
 			esac

@@ -53,10 +53,16 @@ $(O)/obj/tests/kinsn/kernel_insn.o: CPPFLAGS += $(KINSN_INC)
 $(O)/obj/tests/kinsn/kernel_insn.o: $(KINSN_DIR)/inat-tables.c
 $(O)/obj/tests/unit/test_branch_kernel_decoder.o: CPPFLAGS += -Itests/kinsn
 
-$(TEST_BIN): $(TEST_OBJ) $(KINSN_OBJ) $(LIB_A)
+# btrace selftest's verdicts, which tests/unit/test_selftest_report.c gives
+# records no machine makes (a source that disagrees).
+TEST_BT_OBJ := $(O)/obj/btrace/selftest/compare.o
+$(O)/obj/tests/unit/test_selftest_report.o: CPPFLAGS += -Ibtrace/selftest
+
+$(TEST_BIN): $(TEST_OBJ) $(KINSN_OBJ) $(TEST_BT_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CXX) $(LDFLAGS) -o $@ $(TEST_OBJ) $(KINSN_OBJ) $(LIB_A) $(LIBS) -lgtest
+	$(Q)$(CXX) $(LDFLAGS) -o $@ $(TEST_OBJ) $(KINSN_OBJ) $(TEST_BT_OBJ) $(LIB_A) \
+		$(LIBS) -lgtest
 
 # --------------------------------------------------------- traced programs
 PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread

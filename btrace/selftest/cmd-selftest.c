@@ -6,7 +6,6 @@
  * One report, to paste into a bug report.
  */
 #include <stdio.h>
-#include <string.h>
 
 #include <bts.h>
 
@@ -30,8 +29,13 @@ static const struct command_help selftest_help = {
 	"to its exit is compared; signal and sigreturn records, which only the\n"
 	"software sources (kmod-step, ptrace-step) write, are left out of the\n"
 	"comparison and counted.  The hardware sources need the ptrace_bts module\n"
-	"and CAP_PERFMON (kmod-bts), or perf (perf-bts): run it as root with the\n"
-	"module loaded to check them all.\n"
+	"and CAP_PERFMON (kmod-bts, kmod-pebs), or perf (perf-bts): run it as\n"
+	"root with the module loaded to check them all (and for kmod-pebs, with\n"
+	"the NMI watchdog off: echo 0 > /proc/sys/kernel/nmi_watchdog).\n"
+	"kmod-pebs samples near taken branches (BR_INST_RETIRED.NEAR_TAKEN) every\n"
+	"7: besides its records, its samples are checked against its own\n"
+	"branch records, from the attach on: sample k at branch (k + 1) * 7 - 1,\n"
+	"branches / 7 of them, none lost.\n"
 	"\n"
 	"Output: the machine (cpu, microcode, cpu-flags, perf-caps, pmu, perf,\n"
 	"kernel, module, hw-verified), then per source 'NAME  available' or\n"
@@ -40,44 +44,15 @@ static const struct command_help selftest_help = {
 	"  WORKLOAD  NAME  differs at record I of N (M): {FROM, TO, FLAGS} where\n"
 	"                  ptrace-step has {FROM, TO, FLAGS}\n"
 	"  WORKLOAD  NAME  failed: WHY\n"
+	"  WORKLOAD  kmod-pebs  PEBS N samples, one every 7 of B branches\n"
+	"  WORKLOAD  kmod-pebs  PEBS sample K of N at IP where branch J is {FROM, TO}\n"
+	"  WORKLOAD  kmod-pebs  PEBS N samples (L lost) of B branches, want W\n"
 	"and last 'result  all agree (M comparisons)', 'result  N of M comparisons\n"
 	"failed' or 'result  nothing to compare: ...'.\n"
 	"\n"
 	"Exit status: 0 when every source that ran agrees; 1 otherwise; 2 for a\n"
 	"bad command line.\n",
 };
-
-static void print_rec(const struct ptbts_record *r, size_t i, size_t n)
-{
-	if (i < n)
-		printf("{0x%llx, 0x%llx, 0x%llx}", (unsigned long long)r[i].from,
-		       (unsigned long long)r[i].to, (unsigned long long)r[i].flags);
-	else
-		printf("{the end}");
-}
-
-/* One line: whether @got agrees with @ref; 0 when it does. */
-static int compare(const char *work, const char *name,
-		   const struct selftest_trace *got,
-		   const struct selftest_trace *ref)
-{
-	size_t i, n = got->n < ref->n ? got->n : ref->n;
-
-	for (i = 0; i < n; i++)
-		if (memcmp(&got->rec[i], &ref->rec[i], sizeof(got->rec[i])))
-			break;
-	if (i == n && got->n == ref->n) {
-		printf("%-10s %-12s agrees (%zu records)\n", work, name, got->n);
-		return 0;
-	}
-	printf("%-10s %-12s differs at record %zu of %zu (%zu): ", work, name, i,
-	       got->n, ref->n);
-	print_rec(got->rec, i, got->n);
-	printf(" where ptrace-step has ");
-	print_rec(ref->rec, i, ref->n);
-	printf("\n");
-	return 1;
-}
 
 /* The sources that record here, ptrace-step first; their count. */
 static int sources(int *src)
@@ -103,8 +78,9 @@ static int sources(int *src)
 	return k;
 }
 
-static int run_workload(const struct selftest_workload *w, const int *src,
-			int nsrc, int *failed)
+/* Adds the workload's comparisons to *@total, those that failed to *@failed. */
+static void run_workload(const struct selftest_workload *w, const int *src,
+			 int nsrc, int *failed, int *total)
 {
 	struct selftest_trace ref, got;
 	int i;
@@ -114,7 +90,8 @@ static int run_workload(const struct selftest_workload *w, const int *src,
 		       ref.err);
 		selftest_trace_free(&ref);
 		*failed += nsrc;
-		return nsrc;
+		*total += nsrc;
+		return;
 	}
 	printf("%-10s %-12s %zu records, %zu signal and sigreturn (the reference)\n",
 	       w->name, bts_source_name(src[0]), ref.n, ref.async);
@@ -125,12 +102,20 @@ static int run_workload(const struct selftest_workload *w, const int *src,
 			printf("%-10s %-12s failed: %s\n", w->name, name, got.err);
 			(*failed)++;
 		} else {
-			*failed += compare(w->name, name, &got, &ref);
+			*failed += selftest_compare(stdout, w->name, name,
+						    bts_source_name(src[0]),
+						    &got, &ref);
+		}
+		/* kmod-pebs's samples: a comparison of their own. */
+		if (src[i] == PTBTS_SOURCE_KMOD_PEBS && !got.err[0]) {
+			*failed += selftest_check_pebs(stdout, w->name, &got,
+						       SELFTEST_PEBS_PERIOD);
+			(*total)++;
 		}
 		selftest_trace_free(&got);
 	}
 	selftest_trace_free(&ref);
-	return nsrc - 1;
+	*total += nsrc - 1;
 }
 
 int cmd_selftest(int argc, char **argv)
@@ -155,12 +140,6 @@ int cmd_selftest(int argc, char **argv)
 	if (nsrc < 0)
 		return EXIT_FAILED;
 	for (i = 0; i < selftest_nworkloads; i++)
-		total += run_workload(&selftest_workloads[i], src, nsrc, &failed);
-	if (failed)
-		printf("result      %d of %d comparisons failed\n", failed, total);
-	else if (!total)
-		printf("result      nothing to compare: ptrace-step is the only source here\n");
-	else
-		printf("result      all agree (%d comparisons)\n", total);
-	return failed ? EXIT_FAILED : 0;
+		run_workload(&selftest_workloads[i], src, nsrc, &failed, &total);
+	return selftest_result(stdout, failed, total);
 }

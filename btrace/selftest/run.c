@@ -31,14 +31,52 @@ static void __attribute__((noreturn)) child(const struct selftest_workload *w,
 	_exit(0);
 }
 
-/* The records of @path's only thread from the call of @entry on. */
+/* @r at the end of *@v (of *@n, room for *@cap); false without memory. */
+static bool push(struct ptbts_record **v, size_t *n, size_t *cap,
+		 const struct ptbts_record *r)
+{
+	if (*n == *cap) {
+		struct ptbts_record *m;
+		size_t c = *cap ? 2 * *cap : 4096;
+
+		m = realloc(*v, c * sizeof(*m));
+		if (!m)
+			return false;
+		*v = m;
+		*cap = c;
+	}
+	(*v)[(*n)++] = *r;
+	return true;
+}
+
+/* kmod-pebs's samples, in order. */
+static bool take_samples(const struct bts_trace *t, struct selftest_trace *out)
+{
+	size_t i, n = bts_trace_npebs(t);
+
+	out->lost_samples = bts_trace_pebs_lost(t);
+	out->samples = calloc(n + 1, sizeof(*out->samples));
+	if (!out->samples)
+		return false;
+	for (i = 0; i < n; i++) {
+		out->samples[i] = bts_trace_pebs(t, i)->rec.ip;
+		out->exact = bts_trace_pebs(t, i)->rec.ip_exact;
+	}
+	out->nsamples = n;
+	return true;
+}
+
+/*
+ * The records of @path's only thread from the call of @entry on (and
+ * for kmod-pebs, every branch record and the samples).
+ */
 static int take(const char *path, uintptr_t entry, struct selftest_trace *out)
 {
 	struct bts_trace *t;
 	struct bts_rec_iter *it = NULL;
 	struct ptbts_record r;
-	size_t cap = 0;
-	bool in = false;
+	size_t cap = 0, capall = 0;
+	bool in = false, pebs;
 	int ret;
 
 	ret = bts_trace_new(path, &t);
@@ -53,10 +91,16 @@ static int take(const char *path, uintptr_t entry, struct selftest_trace *out)
 		bts_trace_free(t);
 		return -1;
 	}
-	ret = bts_rec_iter_new(t, 0, &it);
+	pebs = bts_trace_info(t)->source == PTBTS_SOURCE_KMOD_PEBS;
+	ret = pebs && !take_samples(t, out) ? -BTS_E_NOMEM : 1;
+	if (ret == 1)
+		ret = bts_rec_iter_new(t, 0, &it);
 	while (ret >= 0 && (ret = bts_rec_iter_next(it, &r)) == 1) {
 		unsigned int kind = PTBTS_KIND(r.flags);
 
+		if (pebs && r.from && kind == PTBTS_KIND_BRANCH &&
+		    !push(&out->all, &out->nall, &capall, &r))
+			ret = -BTS_E_NOMEM;
 		in = in || (r.from && r.to == entry);
 		if (!in)
 			continue;
@@ -64,18 +108,8 @@ static int take(const char *path, uintptr_t entry, struct selftest_trace *out)
 			out->async++;
 			continue;
 		}
-		if (out->n == cap) {
-			struct ptbts_record *m;
-
-			cap = cap ? 2 * cap : 4096;
-			m = realloc(out->rec, cap * sizeof(*m));
-			if (!m) {
-				ret = -BTS_E_NOMEM;
-				break;
-			}
-			out->rec = m;
-		}
-		out->rec[out->n++] = r;
+		if (!push(&out->rec, &out->n, &cap, &r))
+			ret = -BTS_E_NOMEM;
 	}
 	bts_rec_iter_free(it);
 	bts_trace_free(t);
@@ -98,6 +132,11 @@ static int record(pid_t pid, int source, int go, const char *path,
 {
 	BTS_OPTS(bts_session_opts, o, .source = source,
 		 .mode = PTBTS_MODE_RING, .buffer_size = BUFFER, .no_follow = true);
+
+	if (source == PTBTS_SOURCE_KMOD_PEBS) {
+		o.pebs_event = SELFTEST_PEBS_EVENT;
+		o.pebs_period = SELFTEST_PEBS_PERIOD;
+	}
 	struct bts_session *s;
 	int ret;
 
@@ -176,6 +215,7 @@ rmdir:
 void selftest_trace_free(struct selftest_trace *t)
 {
 	free(t->rec);
-	t->rec = NULL;
-	t->n = 0;
+	free(t->samples);
+	free(t->all);
+	memset(t, 0, sizeof(*t));
 }

@@ -265,7 +265,13 @@ enum bts_cut {
  *                  trace holds exactly max_size / 24 records;
  *   duration_ms    ... once this long has passed since the session began
  *                  (checked at each stop of the program; btrace also arms a
- *                  timer so that an idle program is cut in time).
+ *                  timer so that an idle program is cut in time);
+ *   pebs_event     kmod-pebs only: the event it samples, as
+ *                  bts_pebs_event_problem() allows; 0: BR_INST_RETIRED.
+ *                  ALL_BRANCHES (PTBTS_PEBS_EVENT_BRANCHES);
+ *   pebs_period    kmod-pebs only: one sample every this many events
+ *                  (0: 1000).  Another source refuses a nonzero one of
+ *                  these two with -BTS_E_INVAL.
  * A cut recording ends as bts_session_stop() ends one (a spawned program is
  * killed, an attached one detached); bts_session_stats() says why in @cut.
  */
@@ -283,6 +289,8 @@ struct bts_session_opts {
 	const char *const *skip; /* NULL-terminated globs, or NULL */
 	uint64_t max_size;	/* bytes of records (24 each); 0: no bound */
 	uint64_t duration_ms;	/* 0: no bound */
+	uint64_t pebs_event;	/* kmod-pebs: 0: PTBTS_PEBS_EVENT_BRANCHES */
+	uint64_t pebs_period;	/* kmod-pebs: 0: 1000 */
 };
 
 /*
@@ -1285,6 +1293,68 @@ BTS_API size_t bts_pebs_record_size(unsigned int format);
  */
 BTS_API int bts_pebs_decode(unsigned int format, const void *rec, size_t len,
 			    struct bts_pebs *out, size_t size);
+
+/*
+ * NULL when @event (IA32_PERFEVTSEL's event select, bits 0-7, not 0, and
+ * unit mask, bits 8-15) and @period (1 to PTBTS_PEBS_PERIOD_MAX) can be
+ * sampled by kmod-pebs; else what is wrong with them, in words.  Never
+ * fails.
+ */
+BTS_API const char *bts_pebs_event_problem(uint64_t event, uint64_t period);
+
+/* ------------------------------------------------------- in trace files */
+
+/*
+ * PEBS records of one thread as kmod-pebs's second region holds them, for
+ * a trace (bts_writer_pebs()): @count records of @record_size bytes each
+ * at @records (bts_pebs_record_size(@format); for the adaptive formats
+ * each record's own size), oldest first, after @lost records that were
+ * overwritten unread; the thread sampled @event once every @period events.
+ */
+struct bts_pebs_batch {
+	unsigned int format;
+	size_t record_size;
+	uint64_t event;
+	uint64_t period;
+	uint64_t lost;
+	const void *records;
+	size_t count;
+};
+
+/*
+ * Writes @b into the trace (the file's PEBS chunks, which a libbts older
+ * than them skips).
+ * Errors: the writer's (see "Trace files: writing"), and -BTS_E_INVAL (a
+ * record does not decode, the event or period could not have been
+ * sampled, or nothing is given).
+ */
+BTS_API int bts_writer_pebs(struct bts_writer *w, pid_t pid, pid_t tid,
+			    const struct bts_pebs_batch *b);
+
+/*
+ * One PEBS record of a trace, decoded, and what it sampled.  The trace
+ * owns it (bts_trace_pebs()); it only grows at its end, as @rec does.
+ */
+struct bts_pebs_sample {
+	pid_t pid;
+	pid_t tid;
+	unsigned int format;	/* the record's PEBS format */
+	uint64_t event;		/* as bts_pebs_batch */
+	uint64_t period;
+	struct bts_pebs rec;
+};
+
+/*
+ * The PEBS records of a trace, in the order written (0 for most traces).
+ * The trace's PEBS chunks are validated when it is opened: these never
+ * fail.
+ */
+BTS_API size_t bts_trace_npebs(const struct bts_trace *t);
+/* PEBS record @i, or NULL past the last. */
+BTS_API const struct bts_pebs_sample *bts_trace_pebs(const struct bts_trace *t,
+						     size_t i);
+/* PEBS records the trace says were overwritten before they were read. */
+BTS_API uint64_t bts_trace_pebs_lost(const struct bts_trace *t);
 
 #ifdef __cplusplus
 }

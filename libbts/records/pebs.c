@@ -150,3 +150,16 @@ int bts_pebs_decode(unsigned int format, const void *rec, size_t len,
 	BTS_OUT_FILL(out, size, &p, "PEBS record");
 	return ret;
 }
+
+/* kmod-pebs's rules for its event (arch/x86/ds/ds_pebs_event.c's). */
+const char *bts_pebs_event_problem(uint64_t event, uint64_t period)
+{
+	if (event & ~0xffffULL)
+		return "an event has an event select (bits 0-7) and a unit mask "
+		       "(bits 8-15) only";
+	if (!(event & 0xff))
+		return "an event select (bits 0-7) of 0 is no event";
+	if (!period || period > PTBTS_PEBS_PERIOD_MAX)
+		return "a period is 1 to 2147483647 events";
+	return NULL;
+}

@@ -37,7 +37,7 @@ int bts_session_opts_take(const struct bts_session_opts *opts,
 			  struct bts_session_opts *o)
 {
 	_Static_assert(sizeof(*o) == bts_offsetofend(struct bts_session_opts,
-						      duration_ms),
+						      pebs_period),
 		       "a field added to bts_session_opts is read here too");
 	*o = (struct bts_session_opts){
 		.sz = sizeof(*o),
@@ -53,6 +53,8 @@ int bts_session_opts_take(const struct bts_session_opts *opts,
 		.skip = BTS_OPTS_GET(opts, skip, NULL),
 		.max_size = BTS_OPTS_GET(opts, max_size, 0),
 		.duration_ms = BTS_OPTS_GET(opts, duration_ms, 0),
+		.pebs_event = BTS_OPTS_GET(opts, pebs_event, 0),
+		.pebs_period = BTS_OPTS_GET(opts, pebs_period, 0),
 	};
 	return BTS_OPTS_VALID(opts, "session options");
 }
@@ -81,6 +83,33 @@ static int pick_source(int want, int mode, const struct bts_source_ops **ops)
 					info[i].available ? "cannot drive a recording yet"
 							  : info[i].why);
 	return bts_fail(BTS_E_INVAL, "unknown source %d", want);
+}
+
+/*
+ * kmod-pebs's event and period: the module's defaults where not given;
+ * another source takes neither.
+ */
+static int pebs_opts(struct bts_session_opts *o)
+{
+	const char *why;
+
+	if (o->source != PTBTS_SOURCE_KMOD_PEBS) {
+		if (o->pebs_event || o->pebs_period)
+			return bts_fail(BTS_E_INVAL, "a PEBS event or period is for "
+					"kmod-pebs only, not %s",
+					bts_source_name(o->source));
+		return 0;
+	}
+	if (!o->pebs_event)
+		o->pebs_event = PTBTS_PEBS_EVENT_BRANCHES;
+	if (!o->pebs_period)
+		o->pebs_period = PTBTS_PEBS_PERIOD_DEFAULT;
+	why = bts_pebs_event_problem(o->pebs_event, o->pebs_period);
+	if (why)
+		return bts_fail(BTS_E_INVAL, "PEBS event 0x%llx, period %llu: %s",
+				(unsigned long long)o->pebs_event,
+				(unsigned long long)o->pebs_period, why);
+	return 0;
 }
 
 /*
@@ -114,6 +143,9 @@ int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
 	if (o.buffer_size > (1ULL << 40))
 		return bts_fail(BTS_E_INVAL, "a buffer of %llu bytes is too large",
 				(unsigned long long)o.buffer_size);
+	err = pebs_opts(&o);
+	if (err)
+		return err;
 	source = pick_source(o.source, o.mode, &ops);
 	if (source < 0)
 		return source;
@@ -135,6 +167,8 @@ int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
 	s->ops = ops;
 	s->mode = o.mode;
 	s->buffer_size = o.buffer_size ? o.buffer_size : BTS_DEFAULT_BUFFER;
+	s->pebs_event = o.pebs_event;
+	s->pebs_period = o.pebs_period;
 	s->w = o.writer;
 	/* Every source follows children (session_fork.c starts them). */
 	s->follow = !o.no_follow;

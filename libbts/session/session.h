@@ -142,6 +142,8 @@ struct bts_session {
 	int source;
 	int mode;
 	uint64_t buffer_size;
+	uint64_t pebs_event;	/* kmod-pebs: what it samples, how often */
+	uint64_t pebs_period;
 	struct bts_writer *w;
 	volatile sig_atomic_t stop;
 	int err;		/* the first failure to write the trace */

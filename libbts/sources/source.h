@@ -105,6 +105,7 @@ const struct bts_source_ops *bts_source_ops_of(int id);
 extern const struct bts_source_ops bts_ptrace_step_ops;
 extern const struct bts_source_ops bts_kmod_step_ops;
 extern const struct bts_source_ops bts_kmod_bts_ops;
+extern const struct bts_source_ops bts_kmod_pebs_ops;
 extern const struct bts_source_ops bts_perf_bts_ops;
 
 #endif /* BTS_SOURCE_H */

@@ -23,6 +23,7 @@
  */
 const struct bts_source_ops *const bts_source_table[] = {
 	&bts_kmod_bts_ops,
+	&bts_kmod_pebs_ops,
 	&bts_kmod_step_ops,
 	&bts_perf_bts_ops,
 	&bts_ptrace_step_ops,

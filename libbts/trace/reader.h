@@ -97,6 +97,9 @@ struct bts_trace {
 	struct trace_thread *threads;
 	size_t nthreads, capthreads;
 	struct trace_ids pids, tids;
+	struct bts_pebs_sample *pebs;	/* PEBS chunks' records, decoded */
+	size_t npebs, cappebs;
+	uint64_t pebs_lost;
 	struct reader_cache *cache;	/* reader_compact.c: decoded chunks */
 	/* reader_guard.c: against a file that changes while it is read. */
 	int fd;				/* the mapped file's, or -1 */
@@ -179,6 +182,8 @@ int bts_read_compact_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
 			   size_t off);
 int bts_read_crash_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
 			 size_t off);
+int bts_read_pebs_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
+			size_t off);
 void bts_reader_crash_free(struct trace_crash *c);
 
 /* ------------------------------------- compact records (reader_compact.c) */

@@ -3,8 +3,8 @@
  * The checks of each chunk the reader knows (trace_format.h), and what a
  * chunk adds to the model (reader_model.c) once every field of it passed,
  * so that no later call can meet malformed data or read out of bounds.
- * Compact records and crashes have their own files (reader_compact.c,
- * reader_crash.c).
+ * Compact records, crashes and PEBS samples have their own files
+ * (reader_compact.c, reader_crash.c, reader_pebs.c).
  */
 #include <endian.h>
 
@@ -327,6 +327,7 @@ static const rd_fn readers[] = {
 	[BTS_CHUNK_CRASH]	= bts_read_crash_chunk,
 	[BTS_CHUNK_ABI]		= rd_abi,
 	[BTS_CHUNK_START]	= rd_start,
+	[BTS_CHUNK_PEBS]	= bts_read_pebs_chunk,
 };
 
 int bts_read_chunk(struct bts_trace *t, uint32_t type, size_t off, size_t plen)

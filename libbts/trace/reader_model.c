@@ -242,6 +242,7 @@ void bts_reader_free(struct bts_trace *t)
 	}
 	free(t->threads);
 	free(t->procs);
+	free(t->pebs);
 	free(t->pids.slots);
 	free(t->tids.slots);
 }

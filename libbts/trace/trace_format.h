@@ -78,6 +78,8 @@ enum bts_chunk_type {
 	BTS_CHUNK_ABI		= 17,
 	/* Written optional: where a thread's history starts. */
 	BTS_CHUNK_START		= 18,
+	/* Written optional: kmod-pebs's samples of a thread. */
+	BTS_CHUNK_PEBS		= 19,
 };
 
 struct bts_chunk_session {
@@ -238,6 +240,31 @@ struct bts_chunk_records_compact {
 
 #define BTS_CODEC_DELTA_ZSTD	1
 
+/*
+ * PEBS: @count PEBS records of thread @tid, @record_size bytes each, as
+ * the CPU stored them in kmod-pebs's second region (format @format, the
+ * module's IA32_PERF_CAPABILITIES.PEBS_FORMAT), oldest first; before
+ * them @lost samples were overwritten unread.  The thread sampled @event
+ * (IA32_PERFEVTSEL's event select and unit mask) once every @period
+ * events.  Written with BTS_CHUNK_OPTIONAL: a reader that skips it reads
+ * the branch records all the same.
+ */
+struct bts_chunk_pebs {
+	int32_t pid;
+	int32_t tid;
+	uint32_t format;	/* 0-5 */
+	uint32_t record_size;	/* of the format; an adaptive record's own */
+	uint32_t count;		/* 0..BTS_PEBS_PER_CHUNK */
+	uint32_t reserved;
+	uint64_t event;		/* bits 0-7 != 0, bits 8-15; no other bit */
+	uint64_t period;	/* 1..PTBTS_PEBS_PERIOD_MAX */
+	uint64_t lost;		/* count + lost > 0 */
+};
+
+#define BTS_PEBS_PER_CHUNK	4096
+/* Adaptive PEBS with every group and 32 LBR entries. */
+#define BTS_PEBS_RECORD_MAX	1232
+
 _Static_assert(sizeof(struct bts_file_header) == 16, "header layout");
 _Static_assert(sizeof(struct bts_chunk_header) == 8, "chunk header layout");
 _Static_assert(sizeof(struct bts_chunk_session) == 16, "session layout");
@@ -249,6 +276,7 @@ _Static_assert(sizeof(struct bts_chunk_exit) == 16, "exit layout");
 _Static_assert(sizeof(struct bts_chunk_end) == 16, "end layout");
 _Static_assert(sizeof(struct bts_chunk_code) == 16, "code layout");
 _Static_assert(sizeof(struct bts_chunk_records_compact) == 24, "compact layout");
+_Static_assert(sizeof(struct bts_chunk_pebs) == 48, "pebs layout");
 _Static_assert(sizeof(struct ptbts_record) == 24, "record layout");
 
 static inline size_t bts_file_pad(size_t len)

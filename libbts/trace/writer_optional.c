@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * The chunks written optional (trace_format.h): EXEC, START, ABI and the
- * CRASH parts.  A reader older than one of them skips it and still reads
+ * The chunks written optional (trace_format.h): EXEC, START, ABI, PEBS
+ * and the CRASH parts.  A reader older than one of them skips it and still reads
  * the records and maps, so each adds to what the core chunks say.
  */
 #include <endian.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "trace/writer.h"
@@ -121,4 +122,67 @@ int bts_writer_abi(struct bts_writer *w, pid_t pid, unsigned int bits)
 		return bts_fail(BTS_E_INVAL, "abi of process %d: %u-bit", (int)pid, bits);
 	return bts_writer_chunk(w, BTS_CHUNK_ABI | BTS_CHUNK_OPTIONAL, &c,
 				sizeof(c), NULL, 0, NULL);
+}
+
+/* A batch as every reader takes it: the records decode to their size. */
+static int pebs_check(const struct bts_pebs_batch *b)
+{
+	const uint8_t *r = b->records;
+	const char *why = bts_pebs_event_problem(b->event, b->period);
+	struct bts_pebs p;
+	char detail[160];
+
+	if (why)
+		return bts_fail(BTS_E_INVAL, "PEBS event 0x%llx, period %llu: %s",
+				(unsigned long long)b->event,
+				(unsigned long long)b->period, why);
+	if ((!b->count && !b->lost) || (b->count && !r) ||
+	    !b->record_size || b->record_size > BTS_PEBS_RECORD_MAX ||
+	    b->record_size % 8)
+		return bts_fail(BTS_E_INVAL, "a malformed PEBS batch");
+	for (size_t i = 0; i < b->count; i++) {
+		if (bts_pebs_decode(b->format, r + i * b->record_size,
+				    b->record_size, &p, sizeof(p)) ==
+		    (int)b->record_size)
+			continue;
+		snprintf(detail, sizeof(detail), "%s", bts_errdetail());
+		return bts_fail(BTS_E_INVAL, "PEBS record %zu of format %u is not "
+				"%zu bytes: %s", i, b->format, b->record_size, detail);
+	}
+	return 0;
+}
+
+int bts_writer_pebs(struct bts_writer *w, pid_t pid, pid_t tid,
+		    const struct bts_pebs_batch *b)
+{
+	struct bts_chunk_pebs c;
+	size_t done = 0, n;
+	int err;
+
+	if (!w || !b || pid <= 0 || tid <= 0)
+		return bts_fail(BTS_E_INVAL, "PEBS records of thread %d", (int)tid);
+	err = pebs_check(b);
+	do {
+		n = b->count - done;
+		if (n > BTS_PEBS_PER_CHUNK)
+			n = BTS_PEBS_PER_CHUNK;
+		c = (struct bts_chunk_pebs){
+			.pid = htole32(pid),
+			.tid = htole32(tid),
+			.format = htole32(b->format),
+			.record_size = htole32((uint32_t)b->record_size),
+			.count = htole32((uint32_t)n),
+			.event = htole64(b->event),
+			.period = htole64(b->period),
+			.lost = htole64(done ? 0 : b->lost),
+		};
+		if (!err)
+			err = bts_writer_chunk(w, BTS_CHUNK_PEBS | BTS_CHUNK_OPTIONAL,
+					       &c, sizeof(c),
+					       (const uint8_t *)b->records +
+					       done * b->record_size,
+					       n * b->record_size, NULL);
+		done += n;
+	} while (!err && done < b->count);
+	return err;
 }

@@ -76,6 +76,14 @@ static void walk(const struct bts_trace *t)
 		bts_rec_iter_free(it);
 	}
 	CHECK(!bts_trace_thread(t, bts_trace_nthreads(t)));
+	for (size_t i = 0; i < bts_trace_npebs(t); i++) {
+		const struct bts_pebs_sample *s = bts_trace_pebs(t, i);
+
+		CHECK(s && bts_trace_thread_index(t, s->tid) >= 0);
+		CHECK(!bts_pebs_event_problem(s->event, s->period));
+		CHECK(s->rec.size && s->format <= 5);
+	}
+	CHECK(!bts_trace_pebs(t, bts_trace_npebs(t)));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -123,8 +131,8 @@ static void seed_empty(const char *dir)
 }
 
 /*
- * Two processes, three threads, interleaved batches, every record kind;
- * in either record format.
+ * Two processes, three threads, interleaved batches, every record kind,
+ * PEBS samples; in either record format.
  */
 static void seed_full(const char *dir, int nrecs, int format)
 {
@@ -132,6 +140,19 @@ static void seed_full(const char *dir, int nrecs, int format)
 	struct bts_map m = {
 		.start = 0x400000, .end = 0x402000, .offset = 0x1000, .prot = 5,
 		.build_id_len = 20, .build_id = { 1, 2, 3, 4, 5 }, .path = "/usr/bin/prog",
+	};
+	/* kmod-pebs's samples: Skylake's format, and adaptive with a loss. */
+	uint64_t r3[2][25] = { { 0x246, 0x401008, [18] = 1, [22] = 0x401000 },
+			       { 0x202, 0x401108, [18] = 1, [22] = 0x401100 } };
+	uint64_t r4[3][4] = { { 32ULL << 48, 0x401000, 1, 99 },
+			      { 32ULL << 48, 0x401010, 1, 120 },
+			      { 32ULL << 48, 0x401020, 1, 140 } };
+	struct bts_pebs_batch pebs3 = {
+		.format = 3, .record_size = 200, .event = 0xc4, .period = 1000,
+		.records = r3, .count = 2,
+	}, pebs4 = {
+		.format = 4, .record_size = 32, .event = 0x20c4, .period = 7,
+		.lost = 2, .records = r4, .count = 3,
 	};
 	struct bts_writer *w;
 	char *path;
@@ -164,6 +185,8 @@ static void seed_full(const char *dir, int nrecs, int format)
 	must(bts_writer_thread(w, 12, 12), "thread");
 	must(bts_writer_records(w, 10, 10, recs + 30, nrecs / 3), "records");
 	must(bts_writer_records(w, 12, 12, recs + 40, nrecs / 4), "records");
+	must(bts_writer_pebs(w, 10, 11, &pebs3), "pebs");
+	must(bts_writer_pebs(w, 12, 12, &pebs4), "pebs");
 	must(bts_writer_exit(w, 10, 11, 0), "exit");
 	must(bts_writer_exit(w, 12, 0, 9), "exit");
 	must(bts_writer_exit(w, 10, 0, 1 << 8), "exit");

@@ -2,8 +2,9 @@
 /*
  * btrace selftest in the guest: on QEMU's own CPU, kmod-step against
  * ptrace-step; on the virtual CPU with BTS (make test-vcpu), every source
- * that works there (kmod-bts, kmod-step, perf-bts) against ptrace-step,
- * and the machine as the report shows it.
+ * that works there (kmod-bts, kmod-pebs, kmod-step, perf-bts) against
+ * ptrace-step, kmod-pebs's samples against its branch records, and the
+ * machine as the report shows it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "btrace_run.h"
 #include "harness.h"
 #include "kt.h"
+#include "kt_hw.h"
 
 /* btrace selftest's report (exit 0 wanted), malloc'ed. */
 static char *selftest(void)
@@ -64,22 +66,37 @@ TEST(btrace, selftest_kmod_step_agrees_with_ptrace_step)
 	EXPECT_EQ(kt_pinned(), 0);
 }
 
+/*
+ * The NMI watchdog (a perf event on the PMU) is turned off for the run, as
+ * a user checking kmod-pebs would: with it on, kmod-pebs is not run.
+ */
 TEST(vcpu, selftest_every_source_agrees)
 {
-	char *r = selftest();
 	static const char *const works[] = { "branches", "signal" };
-	static const char *const srcs[] = { "kmod-bts", "kmod-step", "perf-bts" };
+	static const char *const srcs[] = { "kmod-bts", "kmod-pebs", "kmod-step",
+					    "perf-bts" };
+	int wd = kt_watchdog_set("0");
 	size_t w, s;
+	char *r;
 
+	ASSERT_GE(wd, 0);
+	r = selftest();
+	if (wd)
+		kt_watchdog_set("1");
 	expect_line(r, "cpu-flags   ds yes, dtes64 yes, bts yes, pebs yes, pdcm yes, pti off");
 	EXPECT_TRUE(strstr(r, "\ncpu         GenuineIntel family 6 model 94 stepping 3: ") != NULL);
 	EXPECT_TRUE(strstr(r, "\nperf        PEBS fmt") != NULL);
 	expect_line(r, "pmu         skylake");
 	expect_line(r, "module      ptrace_bts loaded");
+	expect_line(r, "kmod-pebs   available");
 	for (w = 0; w < 2; w++)
-		for (s = 0; s < 3; s++)
+		for (s = 0; s < 4; s++)
 			expect_verdict(r, works[w], srcs[s], "agrees (");
-	expect_line(r, "result      all agree (6 comparisons)");
+	EXPECT_TRUE(harness_matches_lines("^branches   kmod-pebs    PEBS [1-9][0-9]+ "
+					  "samples, one every 7 of [0-9]+ branches$", r));
+	EXPECT_TRUE(harness_matches_lines("^signal     kmod-pebs    PEBS [1-9][0-9]* "
+					  "samples, one every 7 of [0-9]+ branches$", r));
+	expect_line(r, "result      all agree (10 comparisons)");
 	free(r);
 	EXPECT_EQ(kt_pinned(), 0);
 	EXPECT_EQ(kt_klog_bad(), 0);

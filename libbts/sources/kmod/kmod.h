@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
- * The kmod sources (kmod-step, kmod-bts): the ptrace_bts module records
+ * The kmod sources (kmod-step, kmod-bts, kmod-pebs): the ptrace_bts module records
  * while libbts keeps the ptrace side (seize, events, threads, exit).  Threads run with PTRACE_CONT;
  * their records arrive in pages of ours that the module pinned, and are
  * taken from there to the writer.
@@ -9,6 +9,7 @@
  * kmod_source.c  one thread: its buffer, attach, reading its records;
  *                the source's operations (bts_kmod_step_ops)
  * kmod_wait.c    the event loop's wait: waitpid reports and records at once
+ * kmod_pebs.c    kmod-pebs: kmod-bts and a second region of PEBS records
  */
 #ifndef BTS_KMOD_H
 #define BTS_KMOD_H
@@ -34,6 +35,9 @@ struct bts_kmod {
 	size_t page;
 	size_t share;		/* BLOCK: at most this much buffer (0: any) */
 	bool lazy;		/* no thread attached unless asked (a debugger's) */
+	/* kmod-pebs: the module's PEBS format and bytes per record. */
+	unsigned int pebs_format;
+	size_t pebs_size;
 };
 
 /* One attached thread. */
@@ -44,6 +48,11 @@ struct bts_kmod_thread {
 	uint64_t nslots;
 	uint64_t tail;		/* records taken since attach */
 	uint64_t lost_marked;	/* lost records the module's markers told */
+	/* kmod-pebs's second region: PEBS records, a ring (kmod_pebs.c). */
+	uint8_t *buf2;
+	size_t size2;		/* bytes mapped */
+	uint64_t nslots2;
+	uint64_t tail2;		/* records taken (or counted lost) since attach */
 	bool attached;
 	/*
 	 * A debugger's numbering (control_kmod.c): the records of the
@@ -69,8 +78,8 @@ void bts_kmod_unavail_text(unsigned int u, char *why, size_t len);
  */
 void bts_kmod_probe(int source, struct bts_source_info *si);
 /*
- * For a session's requested source: PTBTS_SOURCE_KMOD_BTS when asked for
- * and usable, PTBTS_SOURCE_KMOD_STEP likewise (or when @want is auto), 0
+ * For a session's requested source: PTBTS_SOURCE_KMOD_BTS (or _PEBS) when
+ * asked for and usable, PTBTS_SOURCE_KMOD_STEP likewise (or when @want is auto), 0
  * when auto finds kmod-step unusable, or -BTS_E_NOSOURCE with the reason.
  */
 int bts_kmod_pick(int want);
@@ -94,10 +103,26 @@ void bts_kmod_exec(struct bts_session *s, struct bts_thread *t);
  * BLOCK mode reads (and acknowledges); 1 when it read anything.
  */
 int bts_kmod_drain(struct bts_session *s, struct bts_thread *t, bool final);
+/* The source's drain: everything, as at a stop. */
+void bts_kmod_drain_final(struct bts_session *s, struct bts_thread *t);
 /* The thread leaves the session: detach it from the module, free. */
 void bts_kmod_forget(struct bts_session *s, struct bts_thread *t);
+/* STATUS of @kt's thread into @st: 0 or -errno. */
+long bts_kmod_status(struct bts_session *s, struct bts_kmod_thread *kt,
+		     struct ptbts_status *st);
 /* ioctl() on the session fd: -errno or its result. */
 long bts_kmod_ioctl(struct bts_kmod *k, unsigned long cmd, unsigned long arg);
+
+/* kmod_pebs.c */
+/* kmod-pebs's session: the module's PEBS format; 0 or -BTS_E_*. */
+int bts_kmod_pebs_open(struct bts_session *s);
+/* Maps @kt's PEBS region and fills @c's PEBS fields: 0 or -ENOMEM. */
+long bts_kmod_pebs_map(struct bts_session *s, struct bts_kmod_thread *kt,
+		       struct ptbts_config *c);
+void bts_kmod_pebs_unmap(struct bts_kmod_thread *kt);
+/* The PEBS records written up to @st, to the writer. */
+void bts_kmod_pebs_drain(struct bts_session *s, struct bts_thread *t,
+			 const struct ptbts_status *st);
 
 /* kmod_wait.c */
 /*

@@ -78,11 +78,7 @@ void bts_kmod_probe(int source, struct bts_source_info *si)
 	if (!bts_kmod_caps(&c, si->why, sizeof(si->why)))
 		return;
 	if (c.sources & (1u << source)) {
-		si->available = source == PTBTS_SOURCE_KMOD_STEP ||
-				source == PTBTS_SOURCE_KMOD_BTS;
-		if (!si->available)
-			snprintf(si->why, sizeof(si->why),
-				 "libbts cannot drive this source of the module yet");
+		si->available = true;
 		return;
 	}
 	u = c.unavail[source];
@@ -91,7 +87,8 @@ void bts_kmod_probe(int source, struct bts_source_info *si)
 
 int bts_kmod_pick(int want)
 {
-	int source = want == PTBTS_SOURCE_KMOD_BTS ? want : PTBTS_SOURCE_KMOD_STEP;
+	int source = want == PTBTS_SOURCE_KMOD_BTS || want == PTBTS_SOURCE_KMOD_PEBS ?
+		     want : PTBTS_SOURCE_KMOD_STEP;
 	struct bts_source_info si = { .source = source };
 
 	bts_kmod_probe(source, &si);

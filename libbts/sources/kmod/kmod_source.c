@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * The kmod sources (kmod-step, kmod-bts), one thread at a time.  At its first stop a thread
+ * The kmod sources (kmod-step, kmod-bts, kmod-pebs), one thread at a time.  At its first stop a thread
  * gets a buffer of anonymous pages and is attached to the session fd; the
  * module then records into those pages while the thread runs with
  * PTRACE_CONT.  Positions come from STATUS (head and wraps give the records
@@ -134,6 +134,9 @@ static long attach_once(struct bts_session *s, struct bts_thread *t,
 		return -ENOMEM;
 	}
 	c.buffer = (uintptr_t)kt->buf;
+	if (s->source == PTBTS_SOURCE_KMOD_PEBS &&
+	    bts_kmod_pebs_map(s, kt, &c))
+		return -ENOMEM;
 	return bts_kmod_ioctl(bts_kmod_of(s), PTBTS_IOC_ATTACH, (unsigned long)&c);
 }
 
@@ -155,6 +158,7 @@ static int attach(struct bts_session *s, struct bts_thread *t,
 		    kt->size <= page || !kt->buf)
 			break;
 		munmap(kt->buf, kt->size);
+		bts_kmod_pebs_unmap(kt);
 		kt->size = (kt->size / 2 + page - 1) / page * page;
 	}
 	if (r == -ESRCH)
@@ -287,8 +291,8 @@ static void take(struct bts_session *s, struct bts_thread *t, uint64_t end)
 	}
 }
 
-static long status(struct bts_session *s, struct bts_kmod_thread *kt,
-		   struct ptbts_status *st)
+long bts_kmod_status(struct bts_session *s, struct bts_kmod_thread *kt,
+		     struct ptbts_status *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->size = sizeof(*st);
@@ -332,7 +336,7 @@ int bts_kmod_drain(struct bts_session *s, struct bts_thread *t, bool final)
 	if (!kt || !kt->attached || (!final && s->mode != PTBTS_MODE_BLOCK))
 		return 0;
 	bts_proc_enter(s, t->proc);	/* a followed child's maps, if its */
-	r = status(s, kt, &st);
+	r = bts_kmod_status(s, kt, &st);
 	if (r == -ESRCH)
 		lost_track(s, t);
 	if (r) {
@@ -349,6 +353,7 @@ int bts_kmod_drain(struct bts_session *s, struct bts_thread *t, bool final)
 		kt->tail = first;
 	}
 	take(s, t, count);
+	bts_kmod_pebs_drain(s, t, &st);
 	if (s->mode == PTBTS_MODE_BLOCK && kt->tail != before &&
 	    st.state <= PTBTS_STATE_STOPPED)
 		ack(s, kt);
@@ -386,9 +391,10 @@ void bts_kmod_exec(struct bts_session *s, struct bts_thread *t)
 	 * The old image's records (the exec marker last), then the EXEC
 	 * chunk of the process (any process followed), its maps.
 	 * kmod-step's marker is the module's; the CPU writes none for
-	 * kmod-bts: libbts does, after every record of the old image.
+	 * kmod-bts and kmod-pebs: libbts does, after every record of the
+	 * old image.
 	 */
-	if (s->source == PTBTS_SOURCE_KMOD_BTS) {
+	if (s->source != PTBTS_SOURCE_KMOD_STEP) {
 		bts_kmod_drain(s, t, true);
 		exec_marker(s, t);
 	} else {
@@ -414,6 +420,7 @@ void bts_kmod_forget(struct bts_session *s, struct bts_thread *t)
 		bts_kmod_ioctl(bts_kmod_of(s), PTBTS_IOC_DETACH, (unsigned long)kt->ktid);
 	if (kt->buf)
 		munmap(kt->buf, kt->size);
+	bts_kmod_pebs_unmap(kt);
 	free(kt);
 	t->src = NULL;
 }
@@ -437,7 +444,7 @@ static int kmod_bts_pick(int want, int mode)
 	return bts_kmod_pick(want);
 }
 
-static void drain_final(struct bts_session *s, struct bts_thread *t)
+void bts_kmod_drain_final(struct bts_session *s, struct bts_thread *t)
 {
 	bts_kmod_drain(s, t, true);
 }
@@ -473,7 +480,7 @@ const struct bts_source_ops bts_kmod_step_ops = {
 	.attach = bts_kmod_start,
 	.detach = bts_kmod_forget,
 	.exec = bts_kmod_exec,
-	.drain = drain_final,
+	.drain = bts_kmod_drain_final,
 	.wait = bts_kmod_wait,
 	.getregs = kmod_getregs,
 };
@@ -481,8 +488,10 @@ const struct bts_source_ops bts_kmod_step_ops = {
 /*
  * The CPU's BTS records every thread it is given; the ptrace side is
  * kmod-step's.  No debugger: the run control of a module session
- * (control/control_kmod.c) is written for kmod-step's stepping and has
- * not been tried with kmod-bts.
+ * (control/control_kmod.c) is kmod-step's: it reads the module's buffer
+ * as it lies, where the CPU's records hold the entries into the kernel
+ * too (write_user_recs() drops them here), and sets the trap flag at
+ * every register write, kmod-step's way of recording.
  */
 const struct bts_source_ops bts_kmod_bts_ops = {
 	.id = PTBTS_SOURCE_KMOD_BTS,
@@ -493,6 +502,6 @@ const struct bts_source_ops bts_kmod_bts_ops = {
 	.attach = bts_kmod_start,
 	.detach = bts_kmod_forget,
 	.exec = bts_kmod_exec,
-	.drain = drain_final,
+	.drain = bts_kmod_drain_final,
 	.wait = bts_kmod_wait,
 };
