@@ -8,8 +8,9 @@
  * kmod_probe.c   is the device there, and does it offer a source
  * kmod_source.c  one thread: its buffer, attach, reading its records;
  *                the source's operations (bts_kmod_step_ops)
- * kmod_wait.c    the event loop's wait: waitpid reports and records at once
  * kmod_pebs.c    kmod-pebs: kmod-bts and a second region of PEBS records
+ * ../producer/   the event loop's wait (ready_wait.c): waitpid reports
+ *                and records at once
  */
 #ifndef BTS_KMOD_H
 #define BTS_KMOD_H
@@ -20,6 +21,7 @@
 #include <sys/types.h>
 
 #include "internal.h"
+#include "sources/producer/ready_wait.h"
 
 struct bts_session;
 struct bts_thread;
@@ -27,11 +29,7 @@ struct bts_thread;
 /* The session's side of the device. */
 struct bts_kmod {
 	int fd;			/* the session fd, from open(PTBTS_DEVICE) */
-	int sfd;		/* signalfd for SIGCHLD, or -1 */
-	bool watched;		/* the signalfd was set up (or found useless) */
-	bool masked;		/* SIGCHLD blocked by us: @oldmask to restore */
-	sigset_t oldmask;
-	bool quiet;		/* the fd was ready for no record: poll it not */
+	struct bts_ready_wait rw;	/* on @fd */
 	size_t page;
 	size_t share;		/* BLOCK: at most this much buffer (0: any) */
 	bool lazy;		/* no thread attached unless asked (a debugger's) */
@@ -124,11 +122,11 @@ void bts_kmod_pebs_unmap(struct bts_kmod_thread *kt);
 void bts_kmod_pebs_drain(struct bts_session *s, struct bts_thread *t,
 			 const struct ptbts_status *st);
 
-/* kmod_wait.c */
 /*
  * waitpid(-1, status, __WALL) for a kmod session: while no report is
- * there, BLOCK-mode records are taken as the module says they are ready.
- * Returns the tid, or -1 with errno (EINTR: a signal, look at s->stop).
+ * there, BLOCK-mode records are taken as the module says they are ready
+ * (../producer/ready_wait.c).  Returns the tid, or -1 with errno (EINTR:
+ * a signal, look at s->stop).
  */
 pid_t bts_kmod_wait(struct bts_session *s, int *status);
 

@@ -26,6 +26,7 @@
 
 #include "session/session.h"
 #include "sources/kmod/kmod.h"
+#include "sources/producer/records_out.h"
 
 #define REC sizeof(struct ptbts_record)
 
@@ -71,7 +72,7 @@ int bts_kmod_open(struct bts_session *s)
 		free(k);
 		return bts_fail_errno(BTS_E_NOSOURCE, "cannot open " PTBTS_DEVICE);
 	}
-	k->sfd = -1;
+	bts_ready_wait_init(&k->rw, k->fd, bts_kmod_drain);
 	k->page = (size_t)sysconf(_SC_PAGESIZE);
 	k->share = memlock_share(k->page);
 	s->src = k;
@@ -86,10 +87,7 @@ void bts_kmod_close(struct bts_session *s)
 
 	if (!k)
 		return;
-	if (k->sfd >= 0)
-		close(k->sfd);
-	if (k->masked)
-		pthread_sigmask(SIG_SETMASK, &k->oldmask, NULL);
+	bts_ready_wait_end(&k->rw);
 	close(k->fd);	/* the module lets go of every thread still attached */
 	free(k);
 	s->src = NULL;
@@ -197,46 +195,6 @@ void bts_kmod_start(struct bts_session *s, struct bts_thread *t)
 
 /* ---------------------------------------------------------------- reading */
 
-/*
- * Records into code the trace has no map of yet: read the maps again (of
- * the thread's process, the current one: see bts_kmod_drain()).
- */
-static void check_maps(struct bts_session *s, const struct ptbts_record *r,
-		       size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (r[i].from)
-			bts_maps_check(s, r[i].to);
-}
-
-static void write_recs(struct bts_session *s, struct bts_thread *t,
-		       const struct ptbts_record *r, size_t n)
-{
-	n = bts_limits_take(s, n);	/* --max-size: the ones that fit */
-	if (!n)
-		return;
-	check_maps(s, r, n);
-	bts_count_add(&s->records, n);
-	if (s->w)
-		bts_note_err(s, bts_writer_records(s->w, bts_thread_pid(s, t),
-						   t->tid, r, n));
-}
-
-static void write_lost(struct bts_session *s, struct bts_thread *t, uint64_t n)
-{
-	struct ptbts_record lost = {
-		.to = n,
-		.flags = PTBTS_MKKIND(PTBTS_KIND_LOST),
-	};
-
-	if (!n)
-		return;
-	bts_count_add(&s->lost, n);
-	write_recs(s, t, &lost, 1);
-}
-
 /* Both halves of x86-64 are told apart by bit 63. */
 static bool kernel_record(const struct ptbts_record *r)
 {
@@ -257,10 +215,10 @@ static void write_user_recs(struct bts_session *s, struct bts_thread *t,
 	for (i = 0; i < n; i++) {
 		if (!kernel_record(&r[i]))
 			continue;
-		write_recs(s, t, r + start, i - start);
+		bts_src_write(s, t, r + start, i - start);
 		start = i + 1;
 	}
-	write_recs(s, t, r + start, n - start);
+	bts_src_write(s, t, r + start, n - start);
 }
 
 /* The module's own LOST markers (STOP mode) count as told. */
@@ -309,7 +267,7 @@ static void lost_track(struct bts_session *s, struct bts_thread *t)
 	};
 
 	bts_kmod_thr(t)->attached = false;
-	write_recs(s, t, &gap, 1);
+	bts_src_write(s, t, &gap, 1);
 }
 
 static void ack(struct bts_session *s, struct bts_kmod_thread *kt)
@@ -349,7 +307,7 @@ int bts_kmod_drain(struct bts_session *s, struct bts_thread *t, bool final)
 	before = kt->tail;
 	if (s->mode == PTBTS_MODE_RING && count - kt->tail > kt->nslots) {
 		first = count - kt->nslots;
-		write_lost(s, t, first - kt->tail);
+		bts_src_write_lost(s, t, first - kt->tail);
 		kt->tail = first;
 	}
 	take(s, t, count);
@@ -358,7 +316,7 @@ int bts_kmod_drain(struct bts_session *s, struct bts_thread *t, bool final)
 	    st.state <= PTBTS_STATE_STOPPED)
 		ack(s, kt);
 	if (s->mode == PTBTS_MODE_STOP && final && st.lost > kt->lost_marked) {
-		write_lost(s, t, st.lost - kt->lost_marked);
+		bts_src_write_lost(s, t, st.lost - kt->lost_marked);
 		kt->lost_marked = st.lost;
 	}
 	return kt->tail != before;
@@ -375,7 +333,7 @@ static void exec_marker(struct bts_session *s, struct bts_thread *t)
 	if (bts_thread_getregs(s, t, &regs))
 		return;
 	exec.to = regs.rip;
-	write_recs(s, t, &exec, 1);
+	bts_src_write(s, t, &exec, 1);
 }
 
 void bts_kmod_exec(struct bts_session *s, struct bts_thread *t)
@@ -407,7 +365,7 @@ void bts_kmod_exec(struct bts_session *s, struct bts_thread *t)
 		return;
 	/* Of no known bitness (gone): not traced on, its exit is kept. */
 	bts_kmod_forget(s, t);
-	write_recs(s, t, &gap, 1);
+	bts_src_write(s, t, &gap, 1);
 }
 
 void bts_kmod_forget(struct bts_session *s, struct bts_thread *t)
@@ -442,6 +400,11 @@ static int kmod_bts_pick(int want, int mode)
 	if (want != PTBTS_SOURCE_KMOD_BTS)
 		return 0;
 	return bts_kmod_pick(want);
+}
+
+pid_t bts_kmod_wait(struct bts_session *s, int *status)
+{
+	return bts_ready_wait(s, &bts_kmod_of(s)->rw, status);
 }
 
 void bts_kmod_drain_final(struct bts_session *s, struct bts_thread *t)

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Records of a producer's pages to the session's writer (records_out.h).
+ */
+#include "session/session.h"
+#include "sources/producer/records_out.h"
+
+/*
+ * Records into code the trace has no map of yet: read the maps again (of
+ * the thread's process, the current one).
+ */
+static void check_maps(struct bts_session *s, const struct ptbts_record *r,
+		       size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (r[i].from)
+			bts_maps_check(s, r[i].to);
+}
+
+void bts_src_write(struct bts_session *s, struct bts_thread *t,
+		   const struct ptbts_record *r, size_t n)
+{
+	n = bts_limits_take(s, n);	/* --max-size: the ones that fit */
+	if (!n)
+		return;
+	check_maps(s, r, n);
+	bts_count_add(&s->records, n);
+	if (s->w)
+		bts_note_err(s, bts_writer_records(s->w, bts_thread_pid(s, t),
+						   t->tid, r, n));
+}
+
+void bts_src_write_lost(struct bts_session *s, struct bts_thread *t,
+			uint64_t n)
+{
+	struct ptbts_record lost = {
+		.to = n,
+		.flags = PTBTS_MKKIND(PTBTS_KIND_LOST),
+	};
+
+	if (!n)
+		return;
+	bts_count_add(&s->lost, n);
+	bts_src_write(s, t, &lost, 1);
+}
