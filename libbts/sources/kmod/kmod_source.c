@@ -21,7 +21,6 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "session/session.h"
@@ -37,30 +36,6 @@ long bts_kmod_ioctl(struct bts_kmod *k, unsigned long cmd, unsigned long arg)
 	return r < 0 ? -errno : r;
 }
 
-#define CAP_IPC_LOCK_BIT 14
-#define MEMLOCK_SHARES 16
-
-/*
- * The buffers are locked memory of ours: without CAP_IPC_LOCK,
- * RLIMIT_MEMLOCK bounds them all together.  A BLOCK-mode thread takes at
- * most a sixteenth of it, so that the threads that come later find room
- * too; 0 when there is no bound.
- */
-static size_t memlock_share(size_t page)
-{
-	unsigned long long caps = 0;
-	struct rlimit rl;
-	size_t share;
-
-	if (!bts_proc_status(getpid(), "CapEff", 16, &caps) &&
-	    caps & (1ULL << CAP_IPC_LOCK_BIT))
-		return 0;
-	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY)
-		return 0;
-	share = (size_t)(rl.rlim_cur / MEMLOCK_SHARES) / page * page;
-	return share ? share : page;
-}
-
 int bts_kmod_open(struct bts_session *s)
 {
 	struct bts_kmod *k = calloc(1, sizeof(*k));
@@ -74,7 +49,7 @@ int bts_kmod_open(struct bts_session *s)
 	}
 	bts_ready_wait_init(&k->rw, k->fd, bts_kmod_drain);
 	k->page = (size_t)sysconf(_SC_PAGESIZE);
-	k->share = memlock_share(k->page);
+	k->share = bts_memlock_share(k->page);
 	s->src = k;
 	/* No int3 is ever planted: vfork children need no running through. */
 	s->bp_off = true;

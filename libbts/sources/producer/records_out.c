@@ -2,6 +2,9 @@
 /*
  * Records of a producer's pages to the session's writer (records_out.h).
  */
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include "session/session.h"
 #include "sources/producer/records_out.h"
 
@@ -44,4 +47,22 @@ void bts_src_write_lost(struct bts_session *s, struct bts_thread *t,
 		return;
 	bts_count_add(&s->lost, n);
 	bts_src_write(s, t, &lost, 1);
+}
+
+#define CAP_IPC_LOCK_BIT 14
+#define MEMLOCK_SHARES 16
+
+size_t bts_memlock_share(size_t page)
+{
+	unsigned long long caps = 0;
+	struct rlimit rl;
+	size_t share;
+
+	if (!bts_proc_status(getpid(), "CapEff", 16, &caps) &&
+	    caps & (1ULL << CAP_IPC_LOCK_BIT))
+		return 0;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	share = (size_t)(rl.rlim_cur / MEMLOCK_SHARES) / page * page;
+	return share ? share : page;
 }

@@ -2,7 +2,8 @@
 /*
  * Records a source found in its producer's pages (the module's, the
  * qemu-user plugin's), to the session's writer: the maps they need first,
- * within --max-size, counted.
+ * within --max-size, counted.  And how much of those pages a thread may
+ * lock.
  */
 #ifndef BTS_RECORDS_OUT_H
 #define BTS_RECORDS_OUT_H
@@ -19,5 +20,13 @@ void bts_src_write(struct bts_session *s, struct bts_thread *t,
 /* A LOST marker for @n records (none for 0), counted as lost. */
 void bts_src_write_lost(struct bts_session *s, struct bts_thread *t,
 			uint64_t n);
+
+/*
+ * The buffers are locked memory of ours: without CAP_IPC_LOCK,
+ * RLIMIT_MEMLOCK bounds them all together.  A BLOCK-mode thread takes at
+ * most a sixteenth of it, so that the threads that come later find room
+ * too; 0 when there is no bound.  (@page: the page size.)
+ */
+size_t bts_memlock_share(size_t page);
 
 #endif /* BTS_RECORDS_OUT_H */
