@@ -2,7 +2,8 @@
 #
 # ptrace-bts: one entry point.
 #
-#   make               libbts (shared and static) and btrace, in build/
+#   make               libbts (shared and static), btrace and the qemu-user
+#                      source's plugin for qemu-x86_64, in build/
 #   make test          every test (host tests under ASan+UBSan); last line
 #                      "N passed, N failed"
 #   make bench         benchmarks (figures only, nothing asserted)
@@ -60,7 +61,34 @@ BTRACE	:= $(O)/btrace
 SHARE	:= $(O)/share/btrace
 VIEW_ASSETS := $(SHARE)/view/speedscope.js
 
-all: deps-build $(LIB_A) $(LIB_SO) $(BTRACE) $(VIEW_ASSETS)
+# ------------------------------------------------------- qemu-user plugin
+# The qemu-user source's plugin, loaded into Debian's qemu-x86_64.  Its
+# header, qemu-plugin.h, is that of Debian's own QEMU source package
+# (scripts/qemu-source fetches it once into the cache outside the clone),
+# copied into the build directory, never committed.  Never sanitised: it
+# runs inside QEMU, which is not.
+QP_SRC	:= $(sort $(wildcard libbts/sources/qemu-user/plugin/*.c)) arch/x86/branch/branch.c
+QP_OBJ	:= $(QP_SRC:%.c=$(O)/qplugin/%.o)
+QP_H	:= $(O)/qemu-plugin/qemu-plugin.h
+QPLUGIN	:= $(O)/ptbts-qemu-user.so
+QP_CFLAGS := -O2 -g -std=gnu11 $(WARN) -fPIC -fvisibility=hidden
+
+all: deps-build $(LIB_A) $(LIB_SO) $(BTRACE) $(VIEW_ASSETS) $(QPLUGIN)
+
+$(QP_H): scripts/qemu-source
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  GEN     $@")
+	$(Q)h=$$(scripts/qemu-source --plugin-header) && cp "$$h" $@.tmp && mv $@.tmp $@
+
+$(O)/qplugin/%.o: %.c $(QP_H)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC [qemu] $<")
+	$(Q)$(CC) -D_GNU_SOURCE -Iinclude/uapi -Ilibbts -Iarch/x86 -I$(dir $(QP_H)) \
+		$(QP_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(QPLUGIN): $(QP_OBJ)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) -shared -o $@ $^
 
 deps-build:
 	$(Q)scripts/deps build

@@ -7,7 +7,9 @@
 #                  its links, libbts.a, bts.h and linux/ptrace_bts.h,
 #                  libbts.pc, btrace(1) and libbts(3), bash completion,
 #                  and in DATADIR/btrace what btrace view needs (view/)
-#                  and speedscope as npm ships it (speedscope/)
+#                  and speedscope as npm ships it (speedscope/), and the
+#                  qemu-user source's plugin in PREFIX/lib/ptrace-bts/
+#                  (btrace looks for it in BINDIR/../lib/ptrace-bts/)
 #   make uninstall [PREFIX=...] [DESTDIR=]   removes exactly those files
 #                  (and the directories they leave empty, ours only)
 #   make update-symbols   rewrites libbts/libbts.sym from the built .so
@@ -30,6 +32,7 @@ COMPLETIONDIR	?= $(PREFIX)/share/bash-completion/completions
 # btrace view looks for DATADIR/btrace/view as ../share/btrace/view from
 # its own binary: DATADIR is BINDIR's ../share.
 DATADIR		?= $(PREFIX)/share
+PLUGINDIR	?= $(PREFIX)/lib/ptrace-bts
 INSTALL		?= install
 
 LIB_MAP	:= libbts/libbts.map
@@ -46,10 +49,11 @@ INSTALLED := $(BINDIR)/btrace \
 	$(INCLUDEDIR)/bts.h $(INCLUDEDIR)/linux/ptrace_bts.h \
 	$(PKGCONFIGDIR)/libbts.pc \
 	$(MANDIR)/man1/btrace.1 $(MANDIR)/man3/libbts.3 \
-	$(COMPLETIONDIR)/btrace
+	$(COMPLETIONDIR)/btrace $(PLUGINDIR)/ptbts-qemu-user.so
 
-install: $(BTRACE) $(LIB_SO) $(LIB_A) $(VIEW_ASSETS)
+install: $(BTRACE) $(LIB_SO) $(LIB_A) $(VIEW_ASSETS) $(QPLUGIN)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(PLUGINDIR) \
 		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(COMPLETIONDIR) \
 		$(DESTDIR)$(DATADIR)/btrace/view \
@@ -69,6 +73,7 @@ install: $(BTRACE) $(LIB_SO) $(LIB_A) $(VIEW_ASSETS)
 	$(INSTALL) -m 644 man/btrace.1 $(DESTDIR)$(MANDIR)/man1/btrace.1
 	$(INSTALL) -m 644 man/libbts.3 $(DESTDIR)$(MANDIR)/man3/libbts.3
 	$(INSTALL) -m 644 completion/btrace.bash $(DESTDIR)$(COMPLETIONDIR)/btrace
+	$(INSTALL) -m 644 $(QPLUGIN) $(DESTDIR)$(PLUGINDIR)/ptbts-qemu-user.so
 	$(INSTALL) -m 644 $(SHARE)/view/* $(DESTDIR)$(DATADIR)/btrace/view/
 	$(INSTALL) -m 644 $(SHARE)/speedscope/LICENSE $(SHARE)/speedscope/package.json \
 		$(DESTDIR)$(DATADIR)/btrace/speedscope/
@@ -82,6 +87,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	rm -rf $(DESTDIR)$(DATADIR)/btrace
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/linux 2>/dev/null || true
+	-rmdir $(DESTDIR)$(PLUGINDIR) 2>/dev/null || true
 
 # The tests read the .so and install from the build directory.
 test-host: $(LIB_SO)

@@ -289,6 +289,7 @@ static int run(struct bts_session *s, struct bts_writer *w, const char *path)
 		return ret ? EXIT_RECORD_FAILED : program_status(&st);
 	}
 	record_print_processes(s);
+	record_print_unrecorded(s, st.source);
 	bts_session_free(s);
 	ret = bts_writer_finish(w);
 	bts_writer_free(w);

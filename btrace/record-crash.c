@@ -66,6 +66,28 @@ void record_print_processes(const struct bts_session *s)
 	}
 }
 
+/*
+ * qemu-user records what runs under QEMU; a program a process exec'd runs
+ * natively (its trace ends with an EXEC marker and a gap): said here, one
+ * line a process.
+ */
+void record_print_unrecorded(const struct bts_session *s, int source)
+{
+	size_t n = bts_session_nprocesses(s);
+
+	if (source != PTBTS_SOURCE_QEMU_USER)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct bts_session_process *p = bts_session_process(s, i);
+
+		if (!p->exe || !strncmp(base_name(p->exe), "qemu-", 5))
+			continue;
+		fprintf(stderr, "btrace:   process %d exec'd %s, which qemu-user ran "
+			"natively: not recorded from its exec on\n", (int)p->pid,
+			shown(base_name(p->exe)));
+	}
+}
+
 int record_crash_summary(const struct bts_session *s,
 			 const struct bts_session_stats *st, uint64_t keep)
 {

@@ -25,4 +25,7 @@ void record_print_processes(const struct bts_session *s);
 int record_crash_summary(const struct bts_session *s,
 			 const struct bts_session_stats *st, uint64_t keep);
 
+/* The processes whose exec'd programs a qemu-user session did not record. */
+void record_print_unrecorded(const struct bts_session *s, int source);
+
 #endif /* BTRACE_RECORD_CRASH_H */

@@ -62,7 +62,7 @@ KGUEST_CFLAGS := -O2 -g -std=gnu11 $(WARN) $(KGUEST_SAN) -D_GNU_SOURCE \
 	-Iinclude/uapi -Itests/harness -Itests/kernel -Itests/gdb \
 	-DBTS_BUILD_DIR='"/"' -DBTS_SRC_DIR='"/"'
 KGUEST_CXXFLAGS := -O2 -g -std=gnu++17 -Wall -Wextra -Werror $(KGUEST_SAN) \
-	-Itests/harness
+	-Itests/harness -DBTS_BUILD_DIR='"/"'
 
 .PHONY: kmod kmod-build kmod-always kmod-check test-kernel kernel-guest \
 	kernel-guest-files bench-kernel test-vcpu bench-vcpu

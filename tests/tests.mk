@@ -153,7 +153,7 @@ $(O)/tests/abi-layout-%: tests/abi/abi_layout.c include/uapi/linux/ptrace_bts.h
 	$(Q)objcopy -O binary -j .abi_layout $@.o $@.tmp && rm -f $@.o && mv $@.tmp $@
 
 # ------------------------------------------------------------------- runs
-TEST_DEPS := $(TEST_BIN) $(BTRACE) $(PROGS) $(ABI_BINS) $(VIEW_ASSETS)
+TEST_DEPS := $(TEST_BIN) $(BTRACE) $(PROGS) $(ABI_BINS) $(VIEW_ASSETS) $(QPLUGIN)
 
 test:
 	$(Q)scripts/deps kernel

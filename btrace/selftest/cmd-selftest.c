@@ -25,7 +25,8 @@ static const struct command_help selftest_help = {
 	.details =
 	"The workloads run in btrace's own code, in a child it forks and attaches\n"
 	"to: 'branches' (calls, returns, a loop, a switch, recursion) and\n"
-	"'signal' (a signal handler).  Each record from the call of the workload\n"
+	"'signal' (a signal handler); qemu-user, which runs programs from their\n"
+	"files, is not run.  Each record from the call of the workload\n"
 	"to its exit is compared; signal and sigreturn records, which only the\n"
 	"software sources (kmod-step, ptrace-step) write, are left out of the\n"
 	"comparison and counted.  The hardware sources need the ptrace_bts module\n"
@@ -68,6 +69,12 @@ static int sources(int *src)
 	for (i = 0; i < n && i < MAX_SOURCES; i++) {
 		const char *name = bts_source_name(info[i].source);
 
+		/* QEMU runs a program from its file, not a fork of ours. */
+		if (info[i].source == PTBTS_SOURCE_QEMU_USER)
+			info[i] = (struct bts_source_info){
+				.source = info[i].source,
+				.why = "runs programs from their files, not a fork of btrace",
+			};
 		if (info[i].available)
 			printf("%-11s available\n", name);
 		else

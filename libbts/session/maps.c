@@ -154,7 +154,9 @@ int bts_map_write_code(struct bts_session *s, const struct bts_map *m)
 
 /* ----------------------------------------------------------------- maps */
 
-static int parse_line(char *line, struct bts_map *m)
+/* 1 and @m for a mapping of code (@code's, or executable), 0, or < 0. */
+static int parse_line(char *line, pid_t pid, bts_map_code_fn code,
+		      struct bts_map *m)
 {
 	unsigned long long start, end, off;
 	char perms[8];
@@ -164,12 +166,12 @@ static int parse_line(char *line, struct bts_map *m)
 	if (sscanf(line, "%llx-%llx %7s %llx %*s %*u %n", &start, &end, perms,
 		   &off, &pos) < 4 || !pos)
 		return -1;
-	if (perms[2] != 'x')
-		return 0;
 	path = line + pos;
 	nl = strchr(path, '\n');
 	if (nl)
 		*nl = '\0';
+	if (code ? !code(pid, perms, path, start, end, off) : perms[2] != 'x')
+		return 0;
 	memset(m, 0, sizeof(*m));
 	m->start = start;
 	m->end = end;
@@ -226,7 +228,7 @@ static int push(struct bts_map **maps, size_t *n, size_t *cap,
 }
 
 static int maps_read(pid_t pid, const struct bts_mapset *old,
-		     struct bts_map **out)
+		     bts_map_code_fn code, struct bts_map **out)
 {
 	struct bts_map *maps = NULL, m;
 	size_t n = 0, cap = 0, lsz = 0;
@@ -241,7 +243,7 @@ static int maps_read(pid_t pid, const struct bts_mapset *old,
 				       : bts_fail_errno(BTS_E_IO, "%s", path);
 	elf_version(EV_CURRENT);
 	while (!err && getline(&line, &lsz, f) > 0) {
-		r = parse_line(line, &m);
+		r = parse_line(line, pid, code, &m);
 		if (r < 0) {
 			err = r == -2 ? bts_fail(BTS_E_NOMEM, "maps: path")
 				      : bts_fail(BTS_E_IO, "%s: unexpected line", path);
@@ -268,7 +270,7 @@ int bts_maps_new(pid_t pid, struct bts_map **out)
 {
 	if (pid <= 0 || !out)
 		return bts_fail(BTS_E_INVAL, "maps: bad argument");
-	return maps_read(pid, NULL, out);
+	return maps_read(pid, NULL, NULL, out);
 }
 
 void bts_maps_free(struct bts_map *maps, size_t n)
@@ -338,13 +340,14 @@ static bool known(const struct bts_mapset *set, const struct bts_map *m)
 }
 
 int bts_mapset_refresh(struct bts_mapset *set, pid_t pid, uint64_t addr,
+		       bts_map_code_fn code,
 		       int (*emit)(void *arg, const struct bts_map *m),
 		       void *arg)
 {
 	struct bts_map *maps;
 	int n, i, err = 0;
 
-	n = maps_read(pid, set, &maps);
+	n = maps_read(pid, set, code, &maps);
 	if (n < 0)
 		return n;
 	for (i = 0; i < n && !err; i++)

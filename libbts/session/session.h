@@ -413,7 +413,12 @@ void bts_crash_check(struct bts_session *s, struct bts_thread *t, int sig,
 /* maps.c */
 void bts_mapset_clear(struct bts_mapset *set);
 bool bts_mapset_contains(struct bts_mapset *set, uint64_t addr);
+/*
+ * The maps of @pid read again (@code: which are code; NULL: the
+ * executable ones), each one not known before to @emit.
+ */
 int bts_mapset_refresh(struct bts_mapset *set, pid_t pid, uint64_t addr,
+		       bts_map_code_fn code,
 		       int (*emit)(void *arg, const struct bts_map *m),
 		       void *arg);
 /*

@@ -203,12 +203,15 @@ close_sync:
 	return err;
 }
 
-/* The program's history starts at its entry point, where it stands. */
+/*
+ * The program's history starts at its entry point, where it stands (an
+ * emulator's source writes its guest's, once it knows it).
+ */
 static int write_entry(struct bts_session *s, pid_t pid)
 {
 	struct user_regs_struct regs;
 
-	if (!s->w)
+	if (!s->w || s->ops->caps & BTS_SRC_GUEST)
 		return 0;
 	if (ptrace(PTRACE_GETREGS, pid, 0, &regs))
 		return bts_fail_errno(BTS_E_INTERNAL, "registers of %d", (int)pid);
@@ -229,6 +232,7 @@ int bts_session_new_spawn(char *const argv[],
 	struct bts_session_opts o32;
 	struct bts_session *s;
 	struct bts_thread *t;
+	char *const *cmd = argv;
 	char path[PATH_MAX];
 	pid_t pid = 0;
 	int err;
@@ -242,7 +246,10 @@ int bts_session_new_spawn(char *const argv[],
 	err = bts_session_new(bts_abi32_opts(opts, path, &o32), 0, &s);
 	if (err)
 		return err;
-	err = start_child(path, argv, &pid);
+	/* A source may run the program under another (its emulator). */
+	err = s->ops->command ? s->ops->command(s, path, argv, &cmd) : 0;
+	if (!err)
+		err = start_child(cmd == argv ? path : cmd[0], cmd, &pid);
 	if (err)
 		goto free_session;
 	s->pid = pid;

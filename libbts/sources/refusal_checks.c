@@ -16,7 +16,7 @@
 #define KMOD_HW		(SRC(PTBTS_SOURCE_KMOD_BTS) | SRC(PTBTS_SOURCE_KMOD_PEBS))
 #define KMOD_ALL	(KMOD_HW | SRC(PTBTS_SOURCE_KMOD_STEP))
 #define ALL_SOURCES	(KMOD_ALL | SRC(PTBTS_SOURCE_PERF_BTS) | \
-			 SRC(PTBTS_SOURCE_PTRACE_STEP))
+			 SRC(PTBTS_SOURCE_PTRACE_STEP) | SRC(PTBTS_SOURCE_QEMU_USER))
 
 #define YAMA_FILE	"/proc/sys/kernel/yama/ptrace_scope"
 #define PARANOID_FILE	"/proc/sys/kernel/perf_event_paranoid"

@@ -16,6 +16,7 @@
 #define BTS_SOURCE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
 
@@ -31,7 +32,19 @@ enum {
 					   are worth placing on one CPU */
 	BTS_SRC_SKIP	 = 1u << 3,	/* takes objects to run at full speed */
 	BTS_SRC_NOBP	 = 1u << 4,	/* plants no int3: a memory's table is off */
+	BTS_SRC_GUEST	 = 1u << 5,	/* the traced process is an emulator that
+					   runs the program: its registers are
+					   not the program's, the source writes
+					   the START itself */
 };
+
+/*
+ * Whether a mapping (a line of /proc/@pid/maps: @perms, @path, ...) holds
+ * the program's code.
+ */
+typedef bool (*bts_map_code_fn)(pid_t pid, const char *perms,
+				const char *path, uint64_t start,
+				uint64_t end, uint64_t offset);
 
 struct bts_source_ops {
 	int id;			/* PTBTS_SOURCE_* */
@@ -43,6 +56,15 @@ struct bts_source_ops {
 	 * or -BTS_E_* (bts_fail()) when asked for by name and unusable.
 	 */
 	int (*pick)(int want, int mode);
+	/*
+	 * The command that runs @path with @argv under this source (an
+	 * emulator's), into *@out, the source's until close; NULL: @path
+	 * itself.  0 or -BTS_E_*.
+	 */
+	int (*command)(struct bts_session *s, const char *path,
+		       char *const argv[], char *const **out);
+	/* Which mappings are the program's code; NULL: the executable ones. */
+	bts_map_code_fn map_code;
 	/* The session's private state (s->src); 0 or -BTS_E_*. */
 	int (*open)(struct bts_session *s);
 	void (*close)(struct bts_session *s);
@@ -107,5 +129,6 @@ extern const struct bts_source_ops bts_kmod_step_ops;
 extern const struct bts_source_ops bts_kmod_bts_ops;
 extern const struct bts_source_ops bts_kmod_pebs_ops;
 extern const struct bts_source_ops bts_perf_bts_ops;
+extern const struct bts_source_ops bts_qemu_user_ops;
 
 #endif /* BTS_SOURCE_H */

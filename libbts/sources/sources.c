@@ -12,6 +12,7 @@
 
 #include "sources/kmod/kmod.h"
 #include "sources/perf-bts/perf_bts.h"
+#include "sources/qemu-user/qemu_user.h"
 #include "sources/refusal.h"
 #include "sources/source.h"
 #include "util/opts.h"
@@ -19,7 +20,8 @@
 /*
  * The sources that drive a recording session, in the order `auto` takes
  * them (fastest first); ptrace-step, which works wherever ptrace does,
- * last.
+ * last.  qemu-user, faster than ptrace-step but an emulation (QEMU's
+ * CPU model, not the machine's), is never taken by auto.
  */
 const struct bts_source_ops *const bts_source_table[] = {
 	&bts_kmod_bts_ops,
@@ -27,6 +29,7 @@ const struct bts_source_ops *const bts_source_table[] = {
 	&bts_kmod_step_ops,
 	&bts_perf_bts_ops,
 	&bts_ptrace_step_ops,
+	&bts_qemu_user_ops,	/* only by name: emulated */
 	NULL,
 };
 
@@ -44,12 +47,13 @@ static const char *const names[] = {
 	[PTBTS_SOURCE_KMOD_STEP]	= "kmod-step",
 	[PTBTS_SOURCE_PERF_BTS]		= "perf-bts",
 	[PTBTS_SOURCE_PTRACE_STEP]	= "ptrace-step",
+	[PTBTS_SOURCE_QEMU_USER]	= "qemu-user",
 };
 
 /* Fastest first: `auto` takes the first available. */
 static const int order[] = {
 	PTBTS_SOURCE_KMOD_BTS, PTBTS_SOURCE_KMOD_PEBS, PTBTS_SOURCE_KMOD_STEP,
-	PTBTS_SOURCE_PERF_BTS, PTBTS_SOURCE_PTRACE_STEP,
+	PTBTS_SOURCE_PERF_BTS, PTBTS_SOURCE_PTRACE_STEP, PTBTS_SOURCE_QEMU_USER,
 };
 
 const char *bts_source_name(int source)
@@ -77,7 +81,7 @@ int bts_source_parse(const char *name, int *source)
 			return 0;
 		}
 	return bts_fail(BTS_E_INVAL, "unknown source '%s' (auto, kmod-bts, kmod-pebs, "
-			"kmod-step, perf-bts, ptrace-step)", name);
+			"kmod-step, perf-bts, ptrace-step, qemu-user)", name);
 }
 
 /*
@@ -97,11 +101,11 @@ static void probe_kmod(int source, struct bts_source_info *si)
 }
 
 /* ptrace-step works wherever ptrace does; refusal.c tries it. */
-static bool ptrace_works(char *why, size_t len)
+static bool ptrace_works(int source, char *why, size_t len)
 {
 	struct bts_refusal r;
 
-	if (!bts_refusal_find(PTBTS_SOURCE_PTRACE_STEP, false, 0, &r))
+	if (!bts_refusal_find(source, false, 0, &r))
 		return true;
 	snprintf(why, len, "%s", r.line);
 	return false;
@@ -122,7 +126,13 @@ static void probe_one(int source, struct bts_source_info *si)
 		bts_perf_probe(si);
 		break;
 	case PTBTS_SOURCE_PTRACE_STEP:
-		si->available = ptrace_works(si->why, sizeof(si->why));
+		si->available = ptrace_works(source, si->why, sizeof(si->why));
+		break;
+	case PTBTS_SOURCE_QEMU_USER:
+		/* QEMU is traced as any program is. */
+		si->available = ptrace_works(source, si->why, sizeof(si->why));
+		if (si->available)
+			bts_qemu_probe(si);
 		break;
 	}
 }

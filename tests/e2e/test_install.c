@@ -165,6 +165,7 @@ TEST(install, installs_and_uninstalls_exactly)
 		"/usr/lib/libbts.so.2\n"
 		"/usr/lib/libbts.so.2.0.0\n"
 		"/usr/lib/pkgconfig/libbts.pc\n"
+		"/usr/lib/ptrace-bts/ptbts-qemu-user.so\n"
 		"/usr/share/bash-completion/completions/btrace\n"
 		"%s"
 		"/usr/share/man/man1/btrace.1\n"
@@ -176,6 +177,7 @@ TEST(install, installs_and_uninstalls_exactly)
 	expect_mode(dest, "/usr/lib/libbts.so.2.0.0", 0755);
 	expect_mode(dest, "/usr/include/bts.h", 0644);
 	expect_mode(dest, "/usr/lib/pkgconfig/libbts.pc", 0644);
+	expect_mode(dest, "/usr/lib/ptrace-bts/ptbts-qemu-user.so", 0644);
 	EXPECT_EQ(sh(&c, "readelf -d '%s/usr/lib/libbts.so.2.0.0'", dest), 0);
 	EXPECT_TRUE(strstr(c.out, "Library soname: [libbts.so.2]"));
 	harness_cmd_free(&c);
@@ -183,7 +185,11 @@ TEST(install, installs_and_uninstalls_exactly)
 	EXPECT_EQ(sh(&c, "'%s/usr/bin/btrace' --version", dest), 0);
 	EXPECT_TRUE(!strncmp(c.out, "btrace (ptrace-bts) ", 20));
 	harness_cmd_free(&c);
-	/* ...and finds its viewer in ../share/btrace/view. */
+	/* ...finds the qemu-user source's plugin in ../lib/ptrace-bts... */
+	EXPECT_EQ(sh(&c, "env -u BTS_QEMU_PLUGIN '%s/usr/bin/btrace' info", dest), 0);
+	EXPECT_TRUE(strstr(c.out, "\nqemu-user    available\n") != NULL);
+	harness_cmd_free(&c);
+	/* ...and its viewer in ../share/btrace/view. */
 	btr = raw_record("seq-calls", NULL, 0, &c);
 	harness_cmd_free(&c);
 	EXPECT_EQ(sh(&c, "'%s/usr/bin/btrace' view -o '%s/v.html' '%s'", dest,

@@ -76,6 +76,11 @@ public:
 int main(int argc, char **argv)
 {
 	testing::InitGoogleTest(&argc, argv);
+	/*
+	 * The qemu-user source's plugin of this build, for libbts in this
+	 * process as for the btrace it runs (which finds it beside itself).
+	 */
+	setenv("BTS_QEMU_PLUGIN", BTS_BUILD_DIR "/ptbts-qemu-user.so", 1);
 
 	/* Registration order is reverse file order: restore it. */
 	std::vector<harness_test *> tests;

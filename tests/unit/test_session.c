@@ -552,7 +552,7 @@ TEST(session, source_names)
 	EXPECT_EQ(src, PTBTS_SOURCE_PTRACE_STEP);
 	EXPECT_EQ(bts_source_parse(NULL, &src), -BTS_E_INVAL);
 	EXPECT_STREQ(bts_source_name(BTS_SOURCE_AUTO), "auto");
-	for (i = PTBTS_SOURCE_KMOD_BTS; i <= PTBTS_SOURCE_PTRACE_STEP; i++) {
+	for (i = PTBTS_SOURCE_KMOD_BTS; i <= PTBTS_SOURCE_QEMU_USER; i++) {
 		EXPECT_EQ(bts_source_parse(bts_source_name(i), &src), 0);
 		EXPECT_EQ(src, i);
 	}
@@ -563,10 +563,13 @@ TEST(session, probe_sources)
 	struct bts_source_info info[8];
 	int n = bts_probe_sources(info, 8, sizeof(*info)), i;
 
-	ASSERT_EQ(n, 5);
+	ASSERT_EQ(n, 6);
 	EXPECT_EQ(info[0].source, PTBTS_SOURCE_KMOD_BTS);
 	EXPECT_EQ(info[4].source, PTBTS_SOURCE_PTRACE_STEP);
 	EXPECT_TRUE(info[4].available);
+	/* qemu-user: qemu-x86_64 (scripts/deps test) and the built plugin. */
+	EXPECT_EQ(info[5].source, PTBTS_SOURCE_QEMU_USER);
+	EXPECT_TRUE(info[5].available);
 	for (i = 0; i < 3; i++) {
 		EXPECT_FALSE(info[i].available);
 		EXPECT_STREQ(info[i].why, "the ptrace_bts module is not loaded: the kmod "
@@ -577,7 +580,7 @@ TEST(session, probe_sources)
 	EXPECT_FALSE(info[3].available);
 	EXPECT_TRUE(info[3].why[0] != '\0');
 	/* a short array is filled as far as it goes */
-	EXPECT_EQ(bts_probe_sources(info, 1, sizeof(*info)), 5);
+	EXPECT_EQ(bts_probe_sources(info, 1, sizeof(*info)), 6);
 }
 
 TEST(session, maps_of_self)

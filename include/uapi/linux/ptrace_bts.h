@@ -123,6 +123,8 @@ enum ptbts_gap {
  * @PTBTS_SOURCE_KMOD_STEP:   the module single-steps the thread itself
  * @PTBTS_SOURCE_PERF_BTS:    perf_event_open branch sampling (user space)
  * @PTBTS_SOURCE_PTRACE_STEP: a user-space ptrace tracer (user space)
+ * @PTBTS_SOURCE_QEMU_USER:   the program runs under qemu-user, whose plugin
+ *                            writes the records (user space)
  * @PTBTS_SOURCE_MAX:         bound of the numbers (room in &struct ptbts_caps)
  *
  * The module implements only the KMOD sources; the others are numbered here
@@ -135,6 +137,7 @@ enum ptbts_source {
 	PTBTS_SOURCE_KMOD_STEP	= 3,
 	PTBTS_SOURCE_PERF_BTS	= 4,
 	PTBTS_SOURCE_PTRACE_STEP = 5,
+	PTBTS_SOURCE_QEMU_USER	= 6,
 	PTBTS_SOURCE_MAX	= 8,	/* room in &struct ptbts_caps */
 };
 

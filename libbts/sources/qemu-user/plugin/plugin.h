@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The qemu-user source's plugin, loaded into qemu-x86_64 by libbts
+ * (sources/qemu-user/): it writes the guest's taken branches, as BTS
+ * would, into the tracer's pages (../qemu_abi.h).  GPL-2.0-or-later, as
+ * it includes QEMU's qemu-plugin.h (Debian's QEMU source package,
+ * scripts/qemu-source; never committed).
+ *
+ * plugin.c     loading: the arguments, the tracer's directory, each
+ *              thread's ring
+ * translate.c  each block at translation, and what each block's start
+ *              says about the one before it: the records
+ * produce.c    a record into the thread's ring (RING, STOP, BLOCK)
+ */
+#ifndef PTBTS_QEMU_PLUGIN_H
+#define PTBTS_QEMU_PLUGIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <qemu-plugin.h>
+#include <linux/ptrace_bts.h>
+
+#include "sources/qemu-user/qemu_abi.h"
+
+struct pq_block;
+
+/* One guest thread (a host thread of QEMU's), thread-local. */
+struct pq_thread {
+	bool looked;		/* its ring was looked for */
+	pid_t pid;		/* the process it was looked for in (fork) */
+	struct ptbts_qu_ring *ring;	/* NULL: nothing recorded */
+	struct ptbts_record *recs;
+	uint64_t nslots, count, wakeup;
+
+	const struct pq_block *cur;	/* the block entered last */
+	uint64_t cur_base;		/* its counter then */
+	bool sigret;			/* in rt_sigreturn from @sigret_from */
+	uint64_t sigret_from;
+};
+
+/* plugin.c */
+extern struct ptbts_qu_dir *pq_dir;
+extern int pq_memfd, pq_evfd;
+extern uint32_t pq_mode;
+/* The calling thread's state, its ring looked up on first use. */
+struct pq_thread *pq_self(void);
+/* A guest address as QEMU's own memory (qemu-user: guest_base added). */
+const void *pq_g2h(uint64_t addr);
+/* @addr is the entry of a handler the guest installed (rt_sigaction). */
+bool pq_is_handler(uint64_t addr);
+void pq_add_handler(uint64_t addr);
+
+/* translate.c */
+void pq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
+void pq_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
+		uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
+		uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8);
+
+/* produce.c: one record into @me's ring, by its mode. */
+void pq_put(struct pq_thread *me, uint64_t from, uint64_t to, int kind);
+
+#endif /* PTBTS_QEMU_PLUGIN_H */

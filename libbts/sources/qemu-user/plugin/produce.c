@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * One record into the thread's ring, with the module's producer protocol
+ * (../qemu_abi.h): the record first, then @count with a store-release.
+ *   RING   overwrite the oldest: the tracer counts what it lost
+ *   STOP   no room: count the record as lost (@lost), write nothing
+ *   BLOCK  no room: wake the tracer and wait on the futex of @ack_seq
+ *          until it acknowledged some; nothing is lost
+ * The tracer is woken (the eventfd) once each time the unread records
+ * reach the ring's @wakeup, not per record.
+ */
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "plugin.h"
+
+static void wake_tracer(void)
+{
+	uint64_t one = 1;
+
+	/* A full eventfd counter means the tracer has been woken already. */
+	if (write(pq_evfd, &one, sizeof(one)) < 0)
+		return;
+}
+
+static uint64_t unread(const struct pq_thread *me)
+{
+	return me->count - __atomic_load_n(&me->ring->tail, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Sleeps until the tracer acknowledged room.  The timeout only bounds a
+ * wakeup that came between the check and the sleep.
+ */
+static void wait_room(struct pq_thread *me)
+{
+	struct ptbts_qu_ring *r = me->ring;
+	struct timespec ts = { .tv_nsec = 100 * 1000 * 1000 };
+	uint32_t seq;
+
+	__atomic_store_n(&r->waiting, 1, __ATOMIC_SEQ_CST);
+	wake_tracer();
+	for (;;) {
+		seq = __atomic_load_n(&r->ack_seq, __ATOMIC_SEQ_CST);
+		if (unread(me) < me->nslots)
+			break;
+		syscall(SYS_futex, &r->ack_seq, FUTEX_WAIT, seq, &ts, NULL, 0);
+	}
+	__atomic_store_n(&r->waiting, 0, __ATOMIC_RELAXED);
+}
+
+void pq_put(struct pq_thread *me, uint64_t from, uint64_t to, int kind)
+{
+	struct ptbts_record *rec;
+
+	if (pq_mode != PTBTS_MODE_RING && unread(me) >= me->nslots) {
+		if (pq_mode == PTBTS_MODE_STOP) {
+			__atomic_store_n(&me->ring->lost, me->ring->lost + 1,
+					 __ATOMIC_RELAXED);
+			return;
+		}
+		wait_room(me);
+	}
+	rec = &me->recs[me->count % me->nslots];
+	rec->from = from;
+	rec->to = to;
+	rec->flags = PTBTS_MKKIND(kind);
+	me->count++;
+	__atomic_store_n(&me->ring->count, me->count, __ATOMIC_RELEASE);
+	if (pq_mode == PTBTS_MODE_BLOCK && unread(me) == me->wakeup)
+		wake_tracer();
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * The qemu-user source: the program runs under Debian's qemu-x86_64 (TCG,
+ * user mode) with our plugin (plugin/), which writes the guest's taken
+ * branches straight into rings of the tracer's memfd (qemu_abi.h).
+ * libbts keeps the ptrace side as for every source: QEMU is the traced
+ * process, its host threads the guest's threads.
+ *
+ * qemu_probe.c   where qemu-x86_64 and the plugin are; is the source here
+ * qemu_source.c  the session's side: memfd, eventfd, QEMU's command line,
+ *                the source's operations (bts_qemu_user_ops)
+ * qemu_ring.c    one thread's ring: given, read, acknowledged, taken back
+ * qemu_maps.c    which of QEMU's mappings are the guest's code
+ */
+#ifndef BTS_QEMU_USER_H
+#define BTS_QEMU_USER_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "internal.h"
+#include "sources/qemu-user/qemu_abi.h"
+#include "sources/producer/ready_wait.h"
+
+struct bts_session;
+struct bts_thread;
+
+/* The session's side. */
+struct bts_qemu {
+	int memfd;		/* the directory and every ring */
+	int evfd;		/* the plugin's wakeups (BLOCK) */
+	struct ptbts_qu_dir *dir;
+	uint64_t end;		/* bytes of the memfd given out */
+	size_t page;
+	size_t share;		/* BLOCK: at most this much ring (0: any) */
+	struct bts_ready_wait rw;	/* on @evfd */
+	char qemu[PATH_MAX];
+	char plugin[PATH_MAX];
+	char **argv;		/* QEMU's command line */
+	bool told;		/* the plugin's refusal was reported */
+	bool started;		/* the main thread's START chunk is written */
+};
+
+/* One thread's ring, mapped and locked. */
+struct bts_qemu_thread {
+	struct ptbts_qu_ring *ring;
+	struct ptbts_record *recs;
+	size_t size;		/* bytes mapped, header page included */
+	uint64_t offset;	/* where in the memfd */
+	uint64_t nslots;
+	uint64_t tail;		/* records taken */
+	uint64_t lost_told;	/* STOP: lost records written as a marker */
+	uint32_t entry;		/* its directory entry */
+	bool off;		/* exec'd: runs natively, recorded no more */
+};
+
+#define bts_qemu_of(s)	((struct bts_qemu *)(s)->src)
+#define bts_qemu_thr(t)	((struct bts_qemu_thread *)(t)->src)
+
+/* qemu_probe.c */
+/*
+ * qemu-x86_64 (BTS_QEMU, else the PATH's) into @qemu and the plugin
+ * (BTS_QEMU_PLUGIN, else beside the running program, else as installed,
+ * ../lib/ptrace-bts/ from it) into @plugin: true, or false with @why.
+ */
+bool bts_qemu_find(char *qemu, char *plugin, size_t len, char *why,
+		   size_t wlen);
+void bts_qemu_probe(struct bts_source_info *si);
+
+/* qemu_ring.c */
+/* At a thread's first stop: its ring (an error is noted, never fatal). */
+void bts_qemu_give(struct bts_session *s, struct bts_thread *t);
+/*
+ * The thread's records to the writer (bts_ready_drain_fn): @final, all it
+ * holds; otherwise BLOCK mode only, acknowledged.  1 when it read any.
+ */
+int bts_qemu_drain(struct bts_session *s, struct bts_thread *t, bool final);
+/* The thread leaves: its ring unmapped, its entry dead. */
+void bts_qemu_forget(struct bts_session *s, struct bts_thread *t);
+
+/* qemu_maps.c: whether QEMU's mapping is code of the guest's. */
+bool bts_qemu_map_code(pid_t pid, const char *perms, const char *path,
+		       uint64_t start, uint64_t end, uint64_t offset);
+
+#endif /* BTS_QEMU_USER_H */
