@@ -421,3 +421,70 @@ TEST(qemu_user, fork_followed_exec_marked)
 	free(qbtr);
 	free(pbtr);
 }
+
+/* ------------------------------------------------------------- STOP mode */
+
+/*
+ * STOP mode (libbts's, btrace has no option for it), 4 KiB a thread: each
+ * worker keeps its oldest 170 records, ptrace-step's first ones, then one
+ * LOST marker for the 730 the plugin counted and did not write.
+ */
+TEST(qemu_user, stop_4k_keeps_the_oldest)
+{
+	char *prog = PROG_PATH("static-qemu"), *out = harness_path(harness_tmpdir(),
+								   "stop.btr");
+	char *argv[] = { prog, "threads", NULL };
+	BTS_OPTS(bts_session_opts, o, .source = PTBTS_SOURCE_QEMU_USER,
+		 .mode = PTBTS_MODE_STOP, .buffer_size = 4096, .no_follow = true);
+	const size_t keep = 4096 / sizeof(struct ptbts_record);
+	const struct raw_thread *p[8];
+	struct bts_session_stats st;
+	struct bts_session *s;
+	struct bts_writer *w;
+	struct bts_trace *t;
+	struct raw_dump pd;
+	struct harness_cmd c;
+	size_t i, workers = 0;
+	char *pbtr;
+
+	ASSERT_EQ(bts_writer_new(out, &w), 0);
+	o.writer = w;
+	ASSERT_EQ(bts_session_new_spawn(argv, &o, &s), 0);
+	EXPECT_EQ(bts_session_run(s), 0);
+	bts_session_stats(s, &st, sizeof(st));
+	bts_session_free(s);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
+	EXPECT_EQ(st.lost, (uint64_t)(4 * (WORKER_RECORDS - keep)));
+	pbtr = record("stop-step.btr", (const char *const[]){ "--source",
+		      "ptrace-step", NULL }, "threads", &c);
+	harness_cmd_free(&c);
+	raw_dump_load(pbtr, &pd);
+	ASSERT_EQ(guest_threads(&pd, p, 8), (size_t)5);
+	ASSERT_EQ(bts_trace_new(out, &t), 0);
+	for (i = 0; i < bts_trace_nthreads(t); i++) {
+		struct ptbts_record r;
+		struct bts_rec_iter *it = NULL;
+		size_t n = 0;
+
+		if (bts_trace_thread(t, i)->nrecords != keep + 1)
+			continue;
+		workers++;
+		ASSERT_EQ(bts_rec_iter_new(t, i, &it), 0);
+		while (bts_rec_iter_next(it, &r) > 0 && n < keep) {
+			EXPECT_EQ(r.from, p[workers]->recs[n].from);
+			EXPECT_EQ(r.to, p[workers]->recs[n].to);
+			n++;
+		}
+		EXPECT_EQ(n, keep);
+		EXPECT_EQ(bts_record_kind(&r), PTBTS_KIND_LOST);
+		EXPECT_EQ(r.to, (uint64_t)(WORKER_RECORDS - keep));
+		bts_rec_iter_free(it);
+	}
+	EXPECT_EQ(workers, (size_t)4);
+	bts_trace_free(t);
+	raw_dump_free(&pd);
+	free(pbtr);
+	free(out);
+	free(prog);
+}
