@@ -120,7 +120,8 @@ void free_flow(struct flow *f)
 	free(f->btr);
 }
 
-void expect_kinds(const char *btr, size_t ti, size_t start)
+/* Kinds come from the trace file itself: --raw does not print them. */
+static void expect_kinds(const char *btr, size_t ti, size_t start)
 {
 	struct ptbts_record rec;
 	struct bts_rec_iter *it = NULL;
@@ -147,4 +148,15 @@ void expect_kinds(const char *btr, size_t ti, size_t start)
 	EXPECT_EQ(b, start + NSEQ);
 	bts_rec_iter_free(it);
 	bts_trace_free(t);
+}
+
+void expect_seq_run(const struct flow *f)
+{
+	size_t n = seq_run_nrecords;
+
+	raw_expect_seq("seq_run", &f->labels, f->t->recs + f->start,
+		       f->t->n - f->start < n ? f->t->n - f->start : n,
+		       seq_run_records, n);
+	raw_expect_no_marker(f->t, f->start, f->start + n - 1);
+	expect_kinds(f->btr, f->ti, f->start);
 }

@@ -34,9 +34,10 @@ void record_flow_with(struct flow *f, const char *const opts[]);
 void record_flow(struct flow *f);
 void free_flow(struct flow *f);
 /*
- * The kinds of seq_run's records in thread @ti of the file (--raw does
- * not print them), from record @start (among non-marker records) on.
+ * seq_run's records are seq_run_records exactly, with no marker among
+ * them, and of their kinds (read from the file: --raw does not print
+ * them).
  */
-void expect_kinds(const char *btr, size_t ti, size_t start);
+void expect_seq_run(const struct flow *f);
 
 #endif /* SEQ_FLOW_H */

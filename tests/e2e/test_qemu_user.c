@@ -67,6 +67,44 @@ static size_t guest_threads(const struct raw_dump *d,
 	return n;
 }
 
+/* One program recorded by both sources, the threads that ran its code. */
+struct both {
+	char *qbtr, *pbtr;
+	struct raw_dump qd, pd;
+	const struct raw_thread *q[8], *p[8];
+	size_t nq, np;
+	struct raw_summary qsum;	/* qemu-user's summary line */
+};
+
+/* NAME-qemu.btr with @qopts and NAME-step.btr with ptrace-step. */
+static void record_both(struct both *b, const char *name,
+			const char *const qopts[], const char *arg)
+{
+	static const char *const step[] = { "--source", "ptrace-step", NULL };
+	struct harness_cmd c;
+	char file[64];
+
+	snprintf(file, sizeof(file), "%s-qemu.btr", name);
+	b->qbtr = record(file, qopts, arg, &c);
+	raw_summary_parse(c.err, &b->qsum);
+	harness_cmd_free(&c);
+	snprintf(file, sizeof(file), "%s-step.btr", name);
+	b->pbtr = record(file, step, arg, &c);
+	harness_cmd_free(&c);
+	raw_dump_load(b->qbtr, &b->qd);
+	raw_dump_load(b->pbtr, &b->pd);
+	b->nq = guest_threads(&b->qd, b->q, 8);
+	b->np = guest_threads(&b->pd, b->p, 8);
+}
+
+static void free_both(struct both *b)
+{
+	raw_dump_free(&b->qd);
+	raw_dump_free(&b->pd);
+	free(b->qbtr);
+	free(b->pbtr);
+}
+
 /* static-qemu's flow, from the call of flow to the return from it. */
 static const struct raw_pair flow_records[] = {
 	{ "sq_call_flow", "flow" },
@@ -136,51 +174,35 @@ static size_t index_of(const struct raw_dump *d, const struct raw_thread *t)
 
 TEST(qemu_user, static_flow_same_as_ptrace_step)
 {
-	const struct raw_thread *q[4], *p[4];
-	struct raw_dump qd, pd;
+	char *prog = PROG_PATH("static-qemu");
 	struct raw_labels l;
-	struct harness_cmd c;
-	char *qbtr, *pbtr, *prog = PROG_PATH("static-qemu");
+	struct both b;
 	size_t start;
 
-	qbtr = record("flow-qemu.btr", QEMU, NULL, &c);
-	harness_cmd_free(&c);
-	pbtr = record("flow-step.btr", (const char *const[]){ "--source",
-		      "ptrace-step", NULL }, NULL, &c);
-	harness_cmd_free(&c);
-	raw_dump_load(qbtr, &qd);
-	raw_dump_load(pbtr, &pd);
-	ASSERT_EQ(guest_threads(&qd, q, 4), (size_t)1);
-	ASSERT_EQ(guest_threads(&pd, p, 4), (size_t)1);
+	record_both(&b, "flow", QEMU, NULL);
+	ASSERT_EQ(b.nq, (size_t)1);
+	ASSERT_EQ(b.np, (size_t)1);
 	/* Every record, from the first instruction to exit_group. */
-	raw_expect_same_thread(q[0], "qemu-user", p[0], "ptrace-step");
-	EXPECT_EQ(q[0]->nmarkers, (size_t)0);
+	raw_expect_same_thread(b.q[0], "qemu-user", b.p[0], "ptrace-step");
+	EXPECT_EQ(b.q[0]->nmarkers, (size_t)0);
 	raw_labels_from_elf(prog, &l);
-	start = raw_find_one(q[0], raw_label(&l, "sq_call_flow"), 0);
-	raw_expect_seq("flow", &l, q[0]->recs + start,
-		       q[0]->n - start < NFLOW ? q[0]->n - start : NFLOW,
+	start = raw_find_one(b.q[0], raw_label(&l, "sq_call_flow"), 0);
+	raw_expect_seq("flow", &l, b.q[0]->recs + start,
+		       b.q[0]->n - start < NFLOW ? b.q[0]->n - start : NFLOW,
 		       flow_records, NFLOW);
-	expect_flow_kinds(qbtr, index_of(&qd, q[0]), start);
+	expect_flow_kinds(b.qbtr, index_of(&b.qd, b.q[0]), start);
 	raw_labels_free(&l);
-	raw_dump_free(&qd);
-	raw_dump_free(&pd);
-	free(qbtr);
-	free(pbtr);
+	free_both(&b);
 	free(prog);
 }
 
 /* seq-flow (PIE, libc): seq_run's records as test_seq.c writes them. */
 TEST(qemu_user, seq_flow_exact_sequence)
 {
-	size_t n = seq_run_nrecords;
 	struct flow f;
 
 	record_flow_with(&f, QEMU);
-	raw_expect_seq("seq_run", &f.labels, f.t->recs + f.start,
-		       f.t->n - f.start < n ? f.t->n - f.start : n,
-		       seq_run_records, n);
-	raw_expect_no_marker(f.t, f.start, f.start + n - 1);
-	expect_kinds(f.btr, f.ti, f.start);
+	expect_seq_run(&f);
 	free_flow(&f);
 }
 
@@ -196,34 +218,20 @@ TEST(qemu_user, block_4k_four_threads_nothing_lost)
 {
 	static const char *const opts[] = { "--source", "qemu-user",
 					    "--buffer", "4096", NULL };
-	const struct raw_thread *q[8], *p[8];
-	struct raw_summary sum;
-	struct raw_dump qd, pd;
-	struct harness_cmd c;
-	char *qbtr, *pbtr;
+	struct both b;
 	size_t i;
 
-	qbtr = record("th-qemu.btr", opts, "threads", &c);
-	raw_summary_parse(c.err, &sum);
-	EXPECT_EQ(sum.lost, 0u);
-	harness_cmd_free(&c);
-	pbtr = record("th-step.btr", (const char *const[]){ "--source",
-		      "ptrace-step", NULL }, "threads", &c);
-	harness_cmd_free(&c);
-	raw_dump_load(qbtr, &qd);
-	raw_dump_load(pbtr, &pd);
-	ASSERT_EQ(guest_threads(&qd, q, 8), (size_t)5);
-	ASSERT_EQ(guest_threads(&pd, p, 8), (size_t)5);
+	record_both(&b, "block", opts, "threads");
+	EXPECT_EQ(b.qsum.lost, 0u);
+	ASSERT_EQ(b.nq, (size_t)5);
+	ASSERT_EQ(b.np, (size_t)5);
 	for (i = 1; i < 5; i++) {
-		EXPECT_EQ(q[i]->n, (size_t)WORKER_RECORDS);
-		EXPECT_EQ(q[i]->nmarkers, (size_t)0);
-		raw_expect_same_thread(q[i], "qemu-user", p[i], "ptrace-step");
+		EXPECT_EQ(b.q[i]->n, (size_t)WORKER_RECORDS);
+		EXPECT_EQ(b.q[i]->nmarkers, (size_t)0);
+		raw_expect_same_thread(b.q[i], "qemu-user", b.p[i], "ptrace-step");
 	}
-	EXPECT_EQ(q[0]->nmarkers, (size_t)0);
-	raw_dump_free(&qd);
-	raw_dump_free(&pd);
-	free(qbtr);
-	free(pbtr);
+	EXPECT_EQ(b.q[0]->nmarkers, (size_t)0);
+	free_both(&b);
 }
 
 /*
@@ -235,44 +243,33 @@ TEST(qemu_user, ring_4k_keeps_the_newest)
 	static const char *const opts[] = { "--source", "qemu-user", "--mode",
 					    "ring", "--buffer", "4096", NULL };
 	const size_t keep = (4096 / sizeof(struct ptbts_record));
-	const struct raw_thread *q[8], *p[8];
-	struct raw_dump qd, pd;
-	struct harness_cmd c;
-	char *qbtr, *pbtr;
+	struct both b;
 	size_t i, k;
 
-	qbtr = record("ring-qemu.btr", opts, "threads", &c);
-	harness_cmd_free(&c);
-	pbtr = record("ring-step.btr", (const char *const[]){ "--source",
-		      "ptrace-step", NULL }, "threads", &c);
-	harness_cmd_free(&c);
-	raw_dump_load(qbtr, &qd);
-	raw_dump_load(pbtr, &pd);
-	ASSERT_EQ(guest_threads(&qd, q, 8), (size_t)5);
-	ASSERT_EQ(guest_threads(&pd, p, 8), (size_t)5);
+	record_both(&b, "ring", opts, "threads");
+	ASSERT_EQ(b.nq, (size_t)5);
+	ASSERT_EQ(b.np, (size_t)5);
 	for (i = 1; i < 5; i++) {
-		ASSERT_EQ(q[i]->n, keep);
-		ASSERT_EQ(q[i]->nmarkers, (size_t)1);
-		EXPECT_EQ(q[i]->lost, (uint64_t)(WORKER_RECORDS - keep));
-		EXPECT_EQ(q[i]->marker_pos[0], (size_t)0);
-		ASSERT_EQ(p[i]->n, (size_t)WORKER_RECORDS);
-		for (k = 0; k < keep; k++) {
-			const struct raw_rec *a = &q[i]->recs[k];
-			const struct raw_rec *b = &p[i]->recs[p[i]->n - keep + k];
+		const struct raw_thread *q = b.q[i], *p = b.p[i];
 
-			if (a->from != b->from || a->to != b->to)
+		ASSERT_EQ(q->n, keep);
+		ASSERT_EQ(q->nmarkers, (size_t)1);
+		EXPECT_EQ(q->lost, (uint64_t)(WORKER_RECORDS - keep));
+		EXPECT_EQ(q->marker_pos[0], (size_t)0);
+		ASSERT_EQ(p->n, (size_t)WORKER_RECORDS);
+		for (k = 0; k < keep; k++) {
+			const struct raw_rec *x = &q->recs[k], *y = &p->recs[p->n - keep + k];
+
+			if (x->from != y->from || x->to != y->to)
 				FAIL("thread %zu record %zu: 0x%llx -> 0x%llx, "
 				     "ptrace-step's newest: 0x%llx -> 0x%llx", i, k,
-				     (unsigned long long)a->from,
-				     (unsigned long long)a->to,
-				     (unsigned long long)b->from,
-				     (unsigned long long)b->to);
+				     (unsigned long long)x->from,
+				     (unsigned long long)x->to,
+				     (unsigned long long)y->from,
+				     (unsigned long long)y->to);
 		}
 	}
-	raw_dump_free(&qd);
-	raw_dump_free(&pd);
-	free(qbtr);
-	free(pbtr);
+	free_both(&b);
 }
 
 /* ------------------------------------------------------------- bad input */

@@ -17,15 +17,10 @@
 
 TEST(seq, exact_sequence)
 {
-	size_t n = seq_run_nrecords;
 	struct flow f;
 
 	record_flow(&f);
-	raw_expect_seq("seq_run", &f.labels, f.t->recs + f.start,
-		       f.t->n - f.start < n ? f.t->n - f.start : n,
-		       seq_run_records, n);
-	raw_expect_no_marker(f.t, f.start, f.start + seq_run_nrecords - 1);
-	expect_kinds(f.btr, f.ti, f.start);
+	expect_seq_run(&f);
 	free_flow(&f);
 }
 
