@@ -121,6 +121,13 @@ int bts_session_new_attach(pid_t pid, const struct bts_session_opts *opts,
 	err = bts_session_new(bts_abi32_opts(opts, exe, &o32), pid, &s);
 	if (err)
 		return err;
+	/* An emulator's source records only the programs it starts under it. */
+	if (s->ops->caps & BTS_SRC_GUEST) {
+		err = bts_fail(BTS_E_NOSOURCE, "%s records the programs it starts "
+			       "only: no attaching (-p)", bts_source_name(s->source));
+		bts_session_free(s);
+		return err;
+	}
 	/* The trace names the process before its threads: they come later. */
 	w = s->w;
 	s->w = NULL;

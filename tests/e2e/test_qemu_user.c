@@ -485,3 +485,33 @@ TEST(qemu_user, stop_4k_keeps_the_oldest)
 	free(out);
 	free(prog);
 }
+
+/* -p: QEMU records only the programs it starts; gdbserver: not driven. */
+TEST(qemu_user, attach_and_gdbserver_are_refused)
+{
+	char *btrace = BTRACE_PATH(), *prog = PROG_PATH("static-qemu");
+	char *btr = harness_path(harness_tmpdir(), "attach.btr"), pid[16], want[256];
+	char *attach[] = { btrace, "record", "-o", btr, "--source", "qemu-user",
+			   "-p", pid, NULL };
+	char *gdb[] = { btrace, "gdbserver", "--source", "qemu-user", "--", prog,
+			NULL };
+	struct harness_cmd c;
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	ASSERT_EQ(harness_run(attach, TIMEOUT, &c), 0);
+	EXPECT_EQ(harness_exit_code(&c), 125);
+	snprintf(want, sizeof(want), "btrace: record: process %s: branch source not "
+		 "available (qemu-user records the programs it starts only: no "
+		 "attaching (-p))\n", pid);
+	EXPECT_STREQ(c.err, want);
+	EXPECT_NE(access(btr, F_OK), 0);
+	harness_cmd_free(&c);
+	ASSERT_EQ(harness_run(gdb, TIMEOUT, &c), 0);
+	EXPECT_EQ(harness_exit_code(&c), 2);
+	EXPECT_STREQ(c.err, "btrace: gdbserver: --source qemu-user: gdb can drive "
+		     "the ptrace-step and kmod-step sources only\n");
+	harness_cmd_free(&c);
+	free(btr);
+	free(prog);
+	free(btrace);
+}
