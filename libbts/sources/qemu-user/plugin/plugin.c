@@ -9,6 +9,7 @@
  * program's own descriptors start where they would without us.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,8 @@ int pq_memfd = -1, pq_evfd = -1;
 uint32_t pq_mode;
 
 static __thread struct pq_thread self;
+
+static void forked_child(void);
 
 /* Where QEMU's descriptors of ours go: above what programs use. */
 #define PQ_FD_BASE 900
@@ -104,6 +107,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	if (pq_memfd < 0 || pq_evfd < 0)
 		return refuse("cannot keep the tracer's descriptors");
 	pq_mode = pq_dir->mode;
+	if (pthread_atfork(NULL, NULL, forked_child))
+		return refuse("cannot watch forks");
 	qemu_plugin_register_vcpu_tb_trans_cb(id, pq_tb_trans);
 	qemu_plugin_register_vcpu_syscall_cb(id, pq_syscall);
 	__atomic_store_n(&pq_dir->state, PTBTS_QU_READY, __ATOMIC_RELEASE);
@@ -143,15 +148,24 @@ static void find_ring(struct pq_thread *me)
 struct pq_thread *pq_self(void)
 {
 	struct pq_thread *me = &self;
-	pid_t pid = getpid();
 
-	/* A forked child's copy of its parent's thread has its own ring. */
-	if (!me->looked || me->pid != pid) {
+	if (!me->looked) {
 		me->looked = true;
-		me->pid = pid;
 		find_ring(me);
 	}
 	return me;
+}
+
+/*
+ * A forked child's copy of its parent's thread (the only thread of the
+ * child) has a ring of its own, or none: looked up again, never the
+ * parent's written to.
+ */
+static void forked_child(void)
+{
+	self.looked = false;
+	self.ring = NULL;
+	self.cur = NULL;
 }
 
 const void *pq_g2h(uint64_t addr)

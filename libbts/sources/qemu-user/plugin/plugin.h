@@ -29,7 +29,6 @@ struct pq_block;
 /* One guest thread (a host thread of QEMU's), thread-local. */
 struct pq_thread {
 	bool looked;		/* its ring was looked for */
-	pid_t pid;		/* the process it was looked for in (fork) */
 	struct ptbts_qu_ring *ring;	/* NULL: nothing recorded */
 	struct ptbts_record *recs;
 	uint64_t nslots, count, wakeup;
