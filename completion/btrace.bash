@@ -49,7 +49,7 @@ _btrace()
 	fi
 	case $prev in
 	--source)
-		COMPREPLY=($(compgen -W "auto kmod-bts kmod-pebs kmod-step perf-bts ptrace-step" -- "$cur"))
+		COMPREPLY=($(compgen -W "auto kmod-bts kmod-pebs kmod-step perf-bts ptrace-step qemu-user" -- "$cur"))
 		return ;;
 	--mode)
 		COMPREPLY=($(compgen -W "block ring" -- "$cur"))
