@@ -85,6 +85,15 @@ static int qemu_open(struct bts_session *s)
 
 	if (!q)
 		return bts_fail(BTS_E_NOMEM, "qemu-user session");
+	/*
+	 * A crash trace needs the guest's registers, which are QEMU's to
+	 * know, and QEMU catches the guest's faults itself: not done yet.
+	 */
+	if (s->on_crash) {
+		free(q);
+		return bts_fail(BTS_E_NOSOURCE, "qemu-user: --on-crash is not "
+				"supported yet");
+	}
 	q->memfd = q->evfd = -1;
 	s->src = q;
 	if (!bts_qemu_find(q->qemu, q->plugin, sizeof(q->qemu), why, sizeof(why))) {
