@@ -10,6 +10,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bts.h>
@@ -528,6 +529,63 @@ TEST(qemu_user, attach_and_gdbserver_are_refused)
 	EXPECT_STREQ(c.err, "btrace: gdbserver: --source qemu-user: gdb can drive "
 		     "the ptrace-step and kmod-step sources only\n");
 	harness_cmd_free(&c);
+	free(btr);
+	free(prog);
+	free(btrace);
+}
+
+/* ------------------------------------------------------ plugin's memory */
+
+/*
+ * QEMU run by valgrind (BTS_QEMU is a script): what the plugin allocates
+ * for each translated block is freed at QEMU's exit, so that no leak or
+ * memory error valgrind reports names one of the plugin's functions or
+ * files.
+ */
+TEST(qemu_user, plugin_frees_its_blocks_at_exit)
+{
+	char *btrace = BTRACE_PATH(), *prog = PROG_PATH("static-qemu");
+	char *btr = harness_path(harness_tmpdir(), "valgrind.btr");
+	char *log = harness_path(harness_tmpdir(), "valgrind.log");
+	char *qemu = harness_path(harness_tmpdir(), "qemu-valgrind");
+	char *argv[] = { btrace, "record", "-o", btr, "--source", "qemu-user",
+			 "--", prog, "threads", NULL };
+	char *cat[] = { "/bin/cat", log, NULL };
+	static const char *const ours[] = { ": pq_", "(plugin.c:",
+		"(translate.c:", "(produce.c:", "(branch.c:" };
+	char *old = getenv("BTS_QEMU") ? strdup(getenv("BTS_QEMU")) : NULL;
+	struct harness_cmd c;
+	FILE *f;
+	size_t i;
+
+	f = fopen(qemu, "w");
+	ASSERT_TRUE(f != NULL);
+	/*
+	 * Not "possibly lost": glibc's TLS blocks of the guest threads still
+	 * running at exit are (the plugin's thread-local state among them).
+	 */
+	fprintf(f, "#!/bin/sh\nexec valgrind --leak-check=full "
+		"--show-leak-kinds=definite,indirect --smc-check=all "
+		"--log-file='%s' /usr/bin/qemu-x86_64 \"$@\"\n", log);
+	ASSERT_EQ(fclose(f), 0);
+	ASSERT_EQ(chmod(qemu, 0755), 0);
+	setenv("BTS_QEMU", qemu, 1);
+	ASSERT_EQ(harness_run(argv, TIMEOUT, &c), 0);
+	if (old)
+		setenv("BTS_QEMU", old, 1);
+	else
+		unsetenv("BTS_QEMU");
+	EXPECT_EQ(harness_exit_code(&c), 0);
+	harness_cmd_free(&c);
+	ASSERT_EQ(harness_run(cat, TIMEOUT, &c), 0);
+	EXPECT_TRUE(strstr(c.out, "ERROR SUMMARY:") != NULL);
+	for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		if (strstr(c.out, ours[i]))
+			FAIL("valgrind names the plugin (%s):\n%s", ours[i], c.out);
+	harness_cmd_free(&c);
+	free(old);
+	free(qemu);
+	free(log);
 	free(btr);
 	free(prog);
 	free(btrace);

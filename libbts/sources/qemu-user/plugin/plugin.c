@@ -84,6 +84,12 @@ static int move_fd(int fd)
 	return nfd;
 }
 
+static void at_exit(qemu_plugin_id_t id, void *udata)
+{
+	(void)id, (void)udata;
+	pq_free_blocks();
+}
+
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   const qemu_info_t *info,
 					   int argc, char **argv)
@@ -111,6 +117,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		return refuse("cannot watch forks");
 	qemu_plugin_register_vcpu_tb_trans_cb(id, pq_tb_trans);
 	qemu_plugin_register_vcpu_syscall_cb(id, pq_syscall);
+	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
 	__atomic_store_n(&pq_dir->state, PTBTS_QU_READY, __ATOMIC_RELEASE);
 	return 0;
 }

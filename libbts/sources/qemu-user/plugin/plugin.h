@@ -56,6 +56,8 @@ void pq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
 void pq_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
 		uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
 		uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8);
+/* The blocks' data, at QEMU's exit. */
+void pq_free_blocks(void);
 
 /* produce.c: one record into @me's ring, by its mode. */
 void pq_put(struct pq_thread *me, uint64_t from, uint64_t to, int kind);

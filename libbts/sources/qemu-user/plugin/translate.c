@@ -35,6 +35,7 @@
 #include "plugin.h"
 
 struct pq_block {
+	struct pq_block *older;	/* the block translated before it */
 	uint64_t pc;
 	uint64_t count;		/* instructions started, all threads */
 	uint64_t last;		/* its last instruction */
@@ -77,6 +78,37 @@ static void classify(struct pq_block *b, struct qemu_plugin_insn *insn)
 
 static void tb_enter(unsigned int vcpu, void *udata);
 
+/*
+ * Every block ever translated, newest first.  A thread may still point at
+ * a block QEMU dropped, so blocks live as long as QEMU runs guest code:
+ * until pq_free_blocks() at its exit.
+ */
+static struct pq_block *blocks;
+
+static void keep_block(struct pq_block *b)
+{
+	b->older = __atomic_load_n(&blocks, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&blocks, &b->older, b, true,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+}
+
+/*
+ * QEMU calls it after it stopped every vCPU and flushed the translated
+ * code: no block runs again, and no thread enters one.
+ */
+void pq_free_blocks(void)
+{
+	struct pq_block *b = __atomic_exchange_n(&blocks, NULL, __ATOMIC_ACQUIRE);
+
+	while (b) {
+		struct pq_block *older = b->older;
+
+		free(b);
+		b = older;
+	}
+}
+
 void pq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t i, n = qemu_plugin_tb_n_insns(tb);
@@ -85,10 +117,10 @@ void pq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	(void)id;
 	if (!n)
 		return;
-	/* Kept for good: a thread may still point at a block QEMU dropped. */
 	b = calloc(1, sizeof(*b) + n * sizeof(b->insn[0]));
 	if (!b)
 		abort();
+	keep_block(b);
 	b->pc = qemu_plugin_tb_vaddr(tb);
 	b->n = (uint32_t)n;
 	for (i = 0; i < n; i++) {
