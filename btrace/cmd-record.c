@@ -261,6 +261,7 @@ static void summary(const struct bts_session_stats *st, const char *path)
 /* Runs the session to its end and completes the file. */
 static uint64_t o_keep;
 static enum progress_mode o_progress;
+static bool o_attach;	/* -p: qemu-user, which cannot attach, is no hint */
 
 static int run(struct bts_session *s, struct bts_writer *w, const char *path)
 {
@@ -270,7 +271,7 @@ static int run(struct bts_session *s, struct bts_writer *w, const char *path)
 	running = s;
 	if (stop_signal)
 		bts_session_stop(s);
-	record_progress_start(s, o_progress);
+	record_progress_start(s, o_progress, !o_attach);
 	ret = bts_session_run(s);
 	record_progress_stop();
 	running = NULL;
@@ -435,6 +436,7 @@ int cmd_record(int argc, char **argv)
 	}
 	o_progress = o.progress ? PROGRESS_ON :
 		     o.no_progress ? PROGRESS_OFF : PROGRESS_AUTO;
+	o_attach = o.pid != 0;
 	if (!o.on_crash && o.keep != RECORD_KEEP_DEFAULT) {
 		error("record: --keep works with --on-crash only (see --mode ring --buffer)");
 		return EXIT_RECORD_FAILED;

@@ -24,6 +24,10 @@
 
 #define LIMIT_S 60
 #define ERASE "\r\033[K"
+/* A slow ptrace-step recording's line, which stays among the progress lines. */
+#define HINT_RE "^btrace: ptrace-step stops at every instruction " \
+	"\\([0-9.]+[kM]? branches/s\\): --source qemu-user records under " \
+	"emulation, far faster, but the program sees QEMU's CPU model$"
 
 static bool matches(const char *re, const char *s)
 {
@@ -148,11 +152,17 @@ TEST(record_progress, terminal_shows_then_erases)
 	ASSERT_EQ(write(p.master, "\x03", 1), 1);	/* cli-loop exits 42 */
 	EXPECT_EQ(pty_finish(&p), 42);
 	expect_only_summary(p.out, "\r\n");
-	/* Every line before it is a progress line, erased by the next. */
+	/*
+	 * Every line before it is a progress line, erased by the next, or
+	 * the hint of a slow ptrace-step recording (on this line's own, up
+	 * to its \r\n).
+	 */
 	s = strndup(p.out, strstr(p.out, "btrace: recorded") - p.out);
 	for (l = strtok_r(s, "\r", &save); l; l = strtok_r(NULL, "\r", &save)) {
+		if (!strcmp(l, "\n"))
+			continue;
 		ASSERT_EQ(strncmp(l, "\033[K", 3), 0);
-		if (l[3] && !matches(line_re, l + 3))
+		if (l[3] && !matches(line_re, l + 3) && !matches(HINT_RE, l + 3))
 			FAIL("not a progress line: %s", l + 3);
 	}
 	free(s);
@@ -200,6 +210,57 @@ TEST(record_progress, pipe_only_with_progress)
 				 "--no-progress", "--", prog, "0", NULL), 125);
 	EXPECT_TRUE(strstr(c.err, "exclude each other") != NULL);
 	harness_cmd_free(&c);
+	free(prog);
+	free(btr);
+}
+
+/* How many times @out names --source qemu-user, each on a line of its own. */
+static int hints(const char *out)
+{
+	const char *p = out;
+	char *line;
+	int n = 0;
+
+	while ((p = strstr(p, ERASE "btrace: ptrace-step "))) {
+		p += strlen(ERASE);
+		line = strndup(p, strcspn(p, "\n"));
+		if (!matches(HINT_RE, line))
+			FAIL("not the hint: %s", line);
+		free(line);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * ptrace-step, slow for a few seconds (it stops at every instruction):
+ * one line, once, names --source qemu-user; the progress line goes on
+ * and the summary is still all that follows the last erase.  A shorter
+ * recording gets no such line, nor does one without the progress line.
+ */
+TEST(record_progress, slow_ptrace_step_names_qemu_user_once)
+{
+	char *btr = harness_path(harness_tmpdir(), "s.btr");
+	char *prog = PROG_PATH("speed-spin");
+	struct harness_cmd c;
+
+	ASSERT_EQ(setenv("SPEED_SPIN", "spin", 1), 0);
+	EXPECT_EQ(harness_btrace(&c, LIMIT_S, "record", "--progress", "--source",
+				 "ptrace-step", "--duration", "6", "-o", btr,
+				 "--", prog, NULL), 137);
+	EXPECT_EQ(hints(c.err), 1);
+	expect_only_summary(c.err, "\n");
+	harness_cmd_free(&c);
+	EXPECT_EQ(harness_btrace(&c, LIMIT_S, "record", "--progress", "--source",
+				 "ptrace-step", "--duration", "1", "-o", btr,
+				 "--", prog, NULL), 137);
+	EXPECT_EQ(hints(c.err), 0);
+	harness_cmd_free(&c);
+	EXPECT_EQ(harness_btrace(&c, LIMIT_S, "record", "--source", "ptrace-step",
+				 "--duration", "6", "-o", btr, "--", prog, NULL), 137);
+	EXPECT_EQ(hints(c.err), 0);
+	harness_cmd_free(&c);
+	unsetenv("SPEED_SPIN");
 	free(prog);
 	free(btr);
 }
