@@ -28,6 +28,8 @@
  * The counter is one per block, shared by the threads that run it: a
  * fault in a block that another thread runs at the same moment may be
  * missed (the SIGNAL record then names the block's last instruction).
+ * QEMU's inline add is not atomic: two threads in one block at once can
+ * lose counts, which reads as a fault inside the block (a bug, README).
  */
 #include <stdlib.h>
 
