@@ -144,8 +144,8 @@ static int resume_thread(struct bts_thread *t, int action, int sig)
 			return bts_fail_errno(BTS_E_SRCH, "registers of %d",
 					      (int)t->tid);
 		/* In a syscall, the step reports at its end: see below. */
-		t->pc = regs.rip;
-		t->fresh = (long)regs.orig_rax >= 0;
+		t->ctl_pc = regs.rip;
+		t->ctl_fresh = (long)regs.orig_rax >= 0;
 	}
 	t->ctl_step = op == PTRACE_SINGLESTEP;
 	t->held = false;
@@ -193,13 +193,13 @@ static bool stepped(struct bts_control *c, struct bts_thread *t,
 	*to_session = false;
 	t->running = false;
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0) {
-		if (ours && t->fresh && regs.rip == t->pc) {
+		if (ours && t->ctl_fresh && regs.rip == t->ctl_pc) {
 			/*
 			 * Stepped from inside a syscall (an exec's, an
 			 * interrupted one's): the report came as it ended,
 			 * before the instruction ran.  The step goes on.
 			 */
-			t->fresh = false;
+			t->ctl_fresh = false;
 			if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) == 0 ||
 			    errno == ESRCH)
 				t->running = true;
@@ -213,7 +213,7 @@ static bool stepped(struct bts_control *c, struct bts_thread *t,
 		return false;
 	}
 	t->ctl_step = false;
-	t->fresh = false;
+	t->ctl_fresh = false;
 	t->held = true;
 	t->held_sig = 0;
 	return true;

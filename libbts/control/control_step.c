@@ -11,7 +11,7 @@
 #include <sys/ptrace.h>
 
 #include "control/control_source.h"
-#include "session/session.h"
+#include "sources/ptrace-step/step.h"
 
 /*
  * The trap of a thread stepped from inside a syscall (an exec's, an
@@ -20,20 +20,21 @@
  */
 static bool step_not_run(struct bts_session *s, struct bts_thread *t)
 {
+	const struct bts_step_thread *st = bts_step_thr(t);
 	struct user_regs_struct regs;
 
-	return t->has_pending && t->fresh && !t->fast &&
-	       bts_thread_getregs(s, t, &regs) == 0 && regs.rip == t->pc;
+	return st->has_pending && st->fresh && !st->fast &&
+	       bts_thread_getregs(s, t, &regs) == 0 && regs.rip == st->pc;
 }
 
 /* step_not_run() for a thread that runs untraced (prepare_step()). */
 static bool lazy_step_not_run(struct bts_session *s, struct bts_thread *t)
 {
 	struct user_regs_struct regs;
-	bool fresh = t->fresh;
+	bool fresh = t->ctl_fresh;
 
-	t->fresh = false;
-	return fresh && bts_thread_getregs(s, t, &regs) == 0 && regs.rip == t->pc;
+	t->ctl_fresh = false;
+	return fresh && bts_thread_getregs(s, t, &regs) == 0 && regs.rip == t->ctl_pc;
 }
 
 static bool stepped(struct bts_control *c, struct bts_thread *t,
@@ -41,7 +42,7 @@ static bool stepped(struct bts_control *c, struct bts_thread *t,
 {
 	struct bts_session *s = bts_control_session(c);
 
-	*to_session = !(s->lazy && !t->stepping);
+	*to_session = !(bts_step_of(s)->lazy && !bts_step_thr(t)->stepping);
 	if (!*to_session) {
 		/* Before the first enable: a step's trap is the debugger's. */
 		t->running = false;
@@ -69,15 +70,17 @@ static bool stepped(struct bts_control *c, struct bts_thread *t,
 static void reenter(struct bts_session *s, struct bts_thread *t,
 		    struct user_regs_struct *regs, bool gap)
 {
+	struct bts_step_thread *st = bts_step_thr(t);
+
 	/* Untraced (before the first enable): no source state to renew. */
-	if (!t->stepping)
+	if (!st->stepping)
 		return;
 	bts_fast_sync(s, t);
 	bts_fast_relift(s, t);
-	t->sig_entry = false;
-	if (gap && !t->in_gap) {
+	st->sig_entry = false;
+	if (gap && !st->in_gap) {
 		bts_thread_emit(s, t, 0, PTBTS_GAP_UNKNOWN, PTBTS_KIND_GAP);
-		t->in_gap = true;
+		st->in_gap = true;
 	}
 	bts_fast_enter(s, t, regs, (long)regs->orig_rax >= 0, false, false);
 }
@@ -94,6 +97,7 @@ static void drop_signal(struct bts_control *c, struct bts_thread *t)
 /* One instruction, for real: the source records it as a single step. */
 static int prepare_step(struct bts_session *s, struct bts_thread *t)
 {
+	struct bts_step_thread *st = bts_step_thr(t);
 	struct user_regs_struct regs;
 	int err = bts_thread_getregs(s, t, &regs);
 
@@ -103,16 +107,16 @@ static int prepare_step(struct bts_session *s, struct bts_thread *t)
 	bts_fast_relift(s, t);
 	if (bts_bp_lookup(&s->bps, regs.rip, NULL)) {
 		bts_bp_remove(&s->bps, regs.rip);
-		t->lifted = regs.rip;
+		st->lifted = regs.rip;
 	}
-	if (t->stepping) {
-		t->fast = false;
-		t->resume_op = PTRACE_SINGLESTEP;
+	if (st->stepping) {
+		st->fast = false;
+		st->resume_op = PTRACE_SINGLESTEP;
 		bts_step_set_pending(s, t, &regs, (long)regs.orig_rax >= 0);
 	} else {
 		/* Untraced: where it is, to know a trap that comes first. */
-		t->pc = regs.rip;
-		t->fresh = (long)regs.orig_rax >= 0;
+		t->ctl_pc = regs.rip;
+		t->ctl_fresh = (long)regs.orig_rax >= 0;
 	}
 	t->ctl_step = true;
 	return 0;
@@ -154,7 +158,7 @@ static int setregs(struct bts_control *c, struct bts_thread *t,
 		return bts_fail_errno(BTS_E_INVAL, "registers of %d", (int)t->tid);
 	if (bts_thread_getregs(s, t, regs))
 		return bts_fail(BTS_E_SRCH, "registers of %d", (int)t->tid);
-	if (t->stepping && regs->rip != old.rip)
+	if (bts_step_thr(t)->stepping && regs->rip != old.rip)
 		reenter(s, t, regs, true);
 	return 0;
 }
@@ -205,9 +209,9 @@ static bool site_in_use(struct bts_control *c, uint64_t addr)
 	size_t i;
 
 	for (i = 0; i < s->nthreads; i++) {
-		const struct bts_thread *t = s->threads[i];
+		const struct bts_step_thread *st = bts_step_thr(s->threads[i]);
 
-		if ((t->fast && t->blk.site == addr) || t->lifted == addr)
+		if ((st->fast && st->blk.site == addr) || st->lifted == addr)
 			return true;
 	}
 	return false;
@@ -218,10 +222,26 @@ static void code_written(struct bts_control *c, uint64_t addr, size_t len)
 	struct bts_session *s = bts_control_session(c);
 	size_t i;
 
-	for (i = 0; i < s->nthreads; i++)
-		if (s->threads[i]->fast && s->threads[i]->blk.site >= addr &&
-		    s->threads[i]->blk.site - addr < len)
-			bts_bp_plant(&s->bps, s->threads[i]->blk.site);
+	for (i = 0; i < s->nthreads; i++) {
+		const struct bts_step_thread *st = bts_step_thr(s->threads[i]);
+
+		if (st->fast && st->blk.site >= addr && st->blk.site - addr < len)
+			bts_bp_plant(&s->bps, st->blk.site);
+	}
+}
+
+/* Held while another thread's int3 is out (step_hold.c). */
+static bool report_kept(const struct bts_control *c, const struct bts_thread *t)
+{
+	(void)c;
+	return bts_step_thr(t)->lift_held;
+}
+
+/* Stepping with its int3 out: its step reports at once, and puts it back. */
+static bool reports_soon(const struct bts_control *c, const struct bts_thread *t)
+{
+	(void)c;
+	return bts_step_thr(t)->lifted;
 }
 
 const struct bts_ctl_source bts_ctl_ptrace_step = {
@@ -236,4 +256,6 @@ const struct bts_ctl_source bts_ctl_ptrace_step = {
 	.enable = enable,
 	.site_in_use = site_in_use,
 	.code_written = code_written,
+	.report_kept = report_kept,
+	.reports_soon = reports_soon,
 };

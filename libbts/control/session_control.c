@@ -309,7 +309,14 @@ static pid_t next_report(struct bts_control *c, int *status, int flags)
 	return waitpid(-1, status, __WALL | flags);
 }
 
-/* A thread held while an int3 is out has its report kept: it is stopped. */
+/* Whether the source keeps @t's report back: it is stopped then. */
+static bool report_kept(const struct bts_control *c, const struct bts_thread *t)
+{
+	return c->src->report_kept &&
+	       c->src->report_kept(c, t);
+}
+
+/* A thread whose report the source keeps is stopped. */
 static bool all_stopped(const struct bts_control *c)
 {
 	size_t i;
@@ -317,7 +324,8 @@ static bool all_stopped(const struct bts_control *c)
 	for (i = 0; i < c->s->nthreads; i++) {
 		const struct bts_thread *t = c->s->threads[i];
 
-		if (is_live(t) && !t->lift_held && (t->running || !t->started))
+		if (is_live(t) && !report_kept(c, t) &&
+		    (t->running || !t->started))
 			return false;
 	}
 	return true;
@@ -338,7 +346,8 @@ static void stop_all(struct bts_control *c)
 	 */
 	for (i = 0; i < c->s->nthreads; i++)
 		if (is_live(c->s->threads[i]) && c->s->threads[i]->running &&
-		    !c->s->threads[i]->lifted)
+		    !(c->src->reports_soon &&
+		      c->src->reports_soon(c, c->s->threads[i])))
 			ptrace(PTRACE_INTERRUPT, c->s->threads[i]->tid, 0, 0);
 	for (;;) {
 		if (bts_session_held(c->s, false, &tid, &status)) {
@@ -363,7 +372,7 @@ static void stop_all(struct bts_control *c)
 			continue;
 		/* Stopped before the debugger came, or by now: held alike. */
 		t->held = true;
-		if (t->lift_held)
+		if (report_kept(c, t))
 			continue;	/* its report is still to be handled */
 		/* The direct jumps run so far, for a reader of the records. */
 		bts_session_sync(c->s, t);
@@ -618,7 +627,7 @@ static void run_resume(struct bts_control *c, const struct ctl_resume *r)
 
 	if (!t || !t->held)
 		return;
-	if (t->lift_held) {
+	if (report_kept(c, t)) {
 		/* Its report, handed on once the int3 is back, resumes it. */
 		t->held = false;
 		return;

@@ -37,7 +37,7 @@ bool bts_crash_fatal(pid_t tid, int sig, const siginfo_t *si)
 static void stopped_other(struct bts_session *s, struct bts_thread *u,
 			  const struct bts_stop_event *ev)
 {
-	if (!u->started || !u->stepping)
+	if (!u->started || !s->ops->recording || !s->ops->recording(s, u))
 		return;
 	bts_session_own_stop(s, u, ev);
 }

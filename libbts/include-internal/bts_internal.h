@@ -26,5 +26,6 @@
 #include "session/session.h"
 #include "sources/ptrace-step/breakpoints.h"
 #include "sources/ptrace-step/skip.h"
+#include "sources/ptrace-step/step.h"
 
 #endif /* BTS_INTERNAL_TESTS_H */

@@ -402,7 +402,6 @@ static void on_stop(struct bts_session *s, struct bts_thread *t,
 		if (s->ops->exiting)
 			s->ops->exiting(s, t);
 		t->exiting = true;
-		t->stepping = false;
 		bts_resume(s, t, 0);
 		return;
 	case BTS_EV_SYSCALL:

@@ -10,8 +10,8 @@
  * session_threads.c  the thread table, rings, records to the writer
  * session_fork.c     processes: the main one and the children followed
  * ../crash/          the flight recorder's crash traces (--on-crash)
- * ../sources/NAME/   the sources; ptrace-step's state is still in the
- *                    thread (the fields of step_*.c below)
+ * ../sources/NAME/   the sources, each with its state behind the
+ *                    session's and each thread's @src
  */
 #ifndef BTS_SESSION_H
 #define BTS_SESSION_H
@@ -72,46 +72,22 @@ struct bts_thread {
 	struct bts_ring ring;
 	void *mem;
 	bool started;		/* its first stop was seen */
-	bool stepping;		/* false: runs untraced (PTRACE_CONT) */
 	bool running;		/* resumed; a stop or exit will be reported */
 	bool exiting;		/* PTRACE_EVENT_EXIT seen */
-	int detach_sig;		/* signal to pass on when detaching */
-
-	/*
-	 * The instruction about to run when the thread was last resumed.
-	 * @fresh: it may not have run at the next trap (the thread was in a
-	 * syscall that the kernel finishes or restarts first).
-	 */
-	bool has_pending;
-	bool fresh;
-	bool in_gap;		/* a gap marker was written, no code since */
-	uint64_t pc;
-	struct bts_insn insn;
-	uint64_t nr;		/* rax before a syscall instruction */
-
-	/* A caught signal was delivered: the next trap is its handler. */
-	bool sig_entry;
-	uint64_t sig_from;
-
-	/*
-	 * Branch-stop mode (step_fast.c): @fast, the thread runs to the site
-	 * of @blk, where an int3 waits; else it single-steps as above.
-	 */
-	bool fast;
 	bool shadow;		/* a vfork child: run through, nothing recorded */
-	int resume_op;		/* PTRACE_SINGLESTEP, _CONT or _SYSCALL */
-	struct bts_block blk;
-	uint8_t hops_done;	/* hops of @blk already recorded */
-	uint64_t lifted;	/* a site whose int3 is out while it steps */
-	bool lift_held;		/* stopped while another's int3 is out (step_hold.c) */
-	int lift_status;	/* its report, handed on once the int3 is back */
-	uint64_t sigret_from;	/* in rt_sigreturn from this syscall insn */
+	int detach_sig;		/* signal to pass on when detaching */
 
 	void *src;		/* its source's state (sources/NAME/) */
 
 	/* session_control.c: a debugger keeps it stopped (see bts_resume). */
 	bool held;
 	bool ctl_step;		/* a debugger's single step is under way */
+	/*
+	 * Where that step began; @ctl_fresh: in a syscall, whose end may
+	 * report a trap before the instruction at @ctl_pc runs.
+	 */
+	uint64_t ctl_pc;
+	bool ctl_fresh;
 	int held_sig;		/* the signal to resume it with */
 };
 
@@ -172,12 +148,6 @@ struct bts_session {
 	const struct bts_source_ops *ops;	/* the source that records */
 	void *src;		/* its state (sources/NAME/) */
 	struct bts_session_hooks hooks;	/* a debugger's, when one controls it */
-	/*
-	 * ptrace-step under a debugger that has not enabled branch tracing
-	 * yet: threads run untraced (PTRACE_CONT), no int3 of the source's
-	 * is in the program (step_source.c: bts_step_pause/unpause).
-	 */
-	bool lazy;
 
 	/* The processes (session_fork.c, crash/). */
 	struct bts_proc **procs;
@@ -200,7 +170,6 @@ struct bts_session {
 	uint64_t deadline_ns;	/* CLOCK_MONOTONIC; 0: none */
 	int cut;		/* &enum bts_cut */
 	uint64_t sync_ns;	/* session_sync.c: the next sync to the file */
-	size_t lift_nheld;	/* threads with lift_held */
 };
 
 /* session.c */
@@ -253,11 +222,6 @@ int bts_place_init(struct bts_session *s, int placement, int cpu);
 void bts_place_thread(struct bts_session *s, pid_t tid);
 void bts_place_release(struct bts_session *s);
 
-/* step_hold.c: the other threads wait while an int3 is lifted */
-void bts_lift_hold_others(struct bts_session *s, struct bts_thread *lifter);
-/* A held thread's report, once no int3 is out: true and *tid, *status. */
-bool bts_lift_next(struct bts_session *s, pid_t *tid, int *status);
-
 /* skip.c: objects run at full speed */
 int bts_skip_init(struct bts_session *s, const char *const *globs);
 void bts_skip_free(struct bts_session *s);
@@ -309,47 +273,6 @@ void bts_maps_check(struct bts_session *s, uint64_t to);
  */
 int bts_thread_getregs(struct bts_session *s, struct bts_thread *t,
 		       struct user_regs_struct *r);
-
-/* step_source.c: the ptrace-step source */
-void bts_step_start(struct bts_session *s, struct bts_thread *t);
-void bts_step_trap(struct bts_session *s, struct bts_thread *t);
-int bts_step_signal(struct bts_session *s, struct bts_thread *t, int sig,
-		    const siginfo_t *si);
-void bts_step_exec(struct bts_session *s, struct bts_thread *t);
-void bts_step_restore(struct bts_session *s);
-/*
- * Until bts_step_unpause(): nothing is recorded, the source's int3s are
- * out and every thread runs untraced (a debugger's steps are its own).
- * The threads must be stopped, as they must at unpause.
- */
-void bts_step_pause(struct bts_session *s);
-void bts_step_unpause(struct bts_session *s);
-void bts_step_set_pending(struct bts_session *s, struct bts_thread *t,
-			  const struct user_regs_struct *regs, bool fresh);
-
-/* step_fast.c: branch stops */
-void bts_fast_enter(struct bts_session *s, struct bts_thread *t,
-		    struct user_regs_struct *regs, bool fresh, bool may_run,
-		    bool dirty);
-bool bts_fast_site(struct bts_session *s, struct bts_thread *t,
-		   const siginfo_t *si);
-void bts_fast_signal(struct bts_session *s, struct bts_thread *t,
-		     struct user_regs_struct *regs);
-void bts_fast_syscall(struct bts_session *s, struct bts_thread *t);
-void bts_fast_relift(struct bts_session *s, struct bts_thread *t);
-/* The thread stopped where its block was going: records of hops run so far. */
-void bts_fast_sync(struct bts_session *s, struct bts_thread *t);
-/* The site of the block at @pc gets its int3 (when it has one). */
-void bts_fast_plant_block(struct bts_session *s, pid_t tid, uint64_t pc);
-
-
-/*
- * step_emulate.c: carries out the branch @br at @pc on @regs (and the
- * stack of @tid); 0, or -1 when it must run for real.  @taken: whether a
- * conditional branch was taken.
- */
-int bts_branch_emulate(pid_t tid, uint64_t pc, const struct bts_branch *br,
-		       struct user_regs_struct *regs, bool *taken);
 
 /* session_fork.c: processes, children of the tracee */
 int bts_procs_start(struct bts_session *s);

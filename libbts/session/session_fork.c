@@ -319,7 +319,7 @@ static void let_go(struct bts_session *s, pid_t pid, bool vfork, bool owner)
 
 	if (vfork && owner && !s->single && !s->bp_off) {
 		if (!bts_thread_add_shadow(s, pid, &t)) {
-			bts_step_start(s, t);
+			s->ops->attach(s, t);
 			bts_resume(s, t, 0);
 			return;
 		}
@@ -544,9 +544,8 @@ static void release_shadows(struct bts_session *s, struct bts_proc *p)
 		if (!u->shadow || u->proc != p)
 			continue;
 		bts_bp_clean_copy(table_of(s, p->mem), u->tid);
-		u->stepping = false;
-		u->fast = false;
-		u->has_pending = false;
+		if (s->ops->untrace)
+			s->ops->untrace(s, u);
 	}
 }
 
@@ -613,11 +612,10 @@ bool bts_fork_exec(struct bts_session *s, struct bts_thread *t)
 	bts_maps_write_all(s);
 	if (is64 < 0) {
 		bts_thread_emit(s, t, 0, PTBTS_GAP_DISABLED, PTBTS_KIND_GAP);
-		t->stepping = false;
-		t->has_pending = false;
-		t->fast = false;
+		if (s->ops->untrace)
+			s->ops->untrace(s, t);
 		return true;
 	}
-	bts_step_start(s, t);
+	s->ops->attach(s, t);
 	return true;
 }

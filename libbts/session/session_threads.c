@@ -50,8 +50,6 @@ static int new_thread(struct bts_session *s, pid_t tid, uint64_t size,
 	t->proc = s->cur;
 	if (t->proc)
 		t->proc->nthreads++;
-	t->stepping = true;
-	t->resume_op = PTRACE_SINGLESTEP;
 	t->mem = malloc(size);
 	if (!t->mem) {
 		err = bts_fail(BTS_E_NOMEM, "a ring of %llu bytes for thread %d",
@@ -61,12 +59,18 @@ static int new_thread(struct bts_session *s, pid_t tid, uint64_t size,
 	err = bts_ring_init(&t->ring, t->mem, size, s->mode);
 	if (err)
 		goto free_mem;
-	err = table_push(s, t);
+	err = s->ops->add ? s->ops->add(s, t) : 0;
 	if (err)
 		goto free_mem;
+	err = table_push(s, t);
+	if (err)
+		goto free_src;
 	*out = t;
 	return 0;
 
+free_src:
+	if (s->ops->detach)
+		s->ops->detach(s, t);
 free_mem:
 	free(t->mem);
 free_thread:

@@ -69,12 +69,24 @@ struct bts_source_ops {
 	int (*open)(struct bts_session *s);
 	void (*close)(struct bts_session *s);
 
+	/*
+	 * A thread joins the session, before its first stop: its private
+	 * state (t->src), when it needs one from the start; 0 or -BTS_E_*.
+	 */
+	int (*add)(struct bts_session *s, struct bts_thread *t);
 	/* At a thread's first stop: it records from here (t->started). */
 	void (*attach)(struct bts_session *s, struct bts_thread *t);
 	/* The thread leaves the session: its private state (t->src) freed. */
 	void (*detach)(struct bts_session *s, struct bts_thread *t);
 	/* An exec stop of @t: the EXEC chunk, the new image's maps, its start. */
 	void (*exec)(struct bts_session *s, struct bts_thread *t);
+	/*
+	 * @t runs on untraced from here, recorded no more: an image the
+	 * source cannot record, a shadow whose memory went with an exec.
+	 */
+	void (*untrace)(struct bts_session *s, struct bts_thread *t);
+	/* Whether the source follows the started @t by its stops. */
+	bool (*recording)(struct bts_session *s, const struct bts_thread *t);
 	/* What the source holds of @t's records, to the session's writer. */
 	void (*drain)(struct bts_session *s, struct bts_thread *t);
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "session/session.h"
+#include "sources/ptrace-step/step.h"
 #include "harness.h"
 
 static struct bts_branch decode32(const uint8_t *b, size_t n, uint64_t pc)

@@ -161,7 +161,6 @@ int bts_kmod_attach(struct bts_session *s, struct bts_thread *t, uint64_t size)
 void bts_kmod_start(struct bts_session *s, struct bts_thread *t)
 {
 	t->started = true;
-	t->stepping = false;	/* the module steps it: PTRACE_CONT */
 	/* A debugger's session: gdb says which threads record (control_kmod.c). */
 	if (t->shadow || bts_kmod_thr(t) || bts_kmod_of(s)->lazy)
 		return;

@@ -47,7 +47,6 @@ void bts_perf_start(struct bts_session *s, struct bts_thread *t)
 	struct bts_perf_ring *r;
 
 	t->started = true;
-	t->stepping = false;	/* the CPU records: PTRACE_CONT */
 	if (t->shadow || t->src)
 		return;
 	r = calloc(1, sizeof(*r));

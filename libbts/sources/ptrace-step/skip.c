@@ -48,7 +48,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "session/session.h"
+#include "sources/ptrace-step/step.h"
 #include "sources/ptrace-step/skip.h"
 
 struct bts_skip {
@@ -397,18 +397,20 @@ static void plant_return(struct bts_session *s, pid_t tid, bool is32,
 void bts_skip_enter(struct bts_session *s, struct bts_thread *t,
 		    const struct user_regs_struct *regs)
 {
+	struct bts_step_thread *st = bts_step_thr(t);
+
 	/* A thread not yet in the table is of the current process. */
 	const struct bts_proc *p = t->proc ? t->proc : s->cur;
 
-	if (!t->in_gap)
+	if (!st->in_gap)
 		bts_thread_emit(s, t, 0, 0, PTBTS_KIND_FILTERED);
 	plant_entries(s, t->tid);
 	plant_return(s, t->tid, p && p->abi32, regs->rsp);
 	/* No block: any site of ours is where it comes back. */
-	t->fast = true;
-	memset(&t->blk, 0, sizeof(t->blk));
-	t->hops_done = 0;
-	t->in_gap = true;
-	t->has_pending = false;
-	t->resume_op = PTRACE_SYSCALL;
+	st->fast = true;
+	memset(&st->blk, 0, sizeof(st->blk));
+	st->hops_done = 0;
+	st->in_gap = true;
+	st->has_pending = false;
+	st->resume_op = PTRACE_SYSCALL;
 }

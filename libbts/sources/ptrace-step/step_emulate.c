@@ -14,7 +14,7 @@
  */
 #include <sys/uio.h>
 
-#include "session/session.h"
+#include "sources/ptrace-step/step.h"
 
 #define X86_CF	0x0001
 #define X86_PF	0x0004

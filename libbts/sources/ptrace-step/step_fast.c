@@ -41,7 +41,7 @@
 #include <sys/uio.h>
 
 #include "session/abi32.h"
-#include "session/session.h"
+#include "sources/ptrace-step/step.h"
 
 /*
  * struct syscall_info of <linux/ptrace.h>, which cannot be included
@@ -135,14 +135,15 @@ void bts_fast_plant_block(struct bts_session *s, pid_t tid, uint64_t pc)
 /* Whether the code of the thread's block is still what was decoded. */
 static bool intact(struct bts_session *s, struct bts_thread *t)
 {
+	struct bts_step_thread *st = bts_step_thr(t);
 	uint8_t buf[4096];
 	uint64_t a, end, h = BTS_HASH_INIT;
 	ssize_t n;
 	int i;
 
-	for (i = 0; i <= t->blk.nhops; i++) {
-		a = bts_block_seg_start(&t->blk, i);
-		end = bts_block_seg_end(&t->blk, i);
+	for (i = 0; i <= st->blk.nhops; i++) {
+		a = bts_block_seg_start(&st->blk, i);
+		end = bts_block_seg_end(&st->blk, i);
 		while (a < end) {
 			size_t want = end - a < sizeof(buf) ? end - a : sizeof(buf);
 
@@ -153,17 +154,19 @@ static bool intact(struct bts_session *s, struct bts_thread *t)
 			a += want;
 		}
 	}
-	return h == t->blk.hash;
+	return h == st->blk.hash;
 }
 
 /* Records of the direct jumps and calls the thread ran, up to hop @upto. */
 static void flush_hops(struct bts_session *s, struct bts_thread *t, int upto)
 {
-	if (!t->fast)
+	struct bts_step_thread *st = bts_step_thr(t);
+
+	if (!st->fast)
 		return;
-	for (; t->hops_done < upto && t->hops_done < t->blk.nhops; t->hops_done++)
-		bts_thread_emit(s, t, t->blk.hops[t->hops_done].from,
-				t->blk.hops[t->hops_done].to,
+	for (; st->hops_done < upto && st->hops_done < st->blk.nhops; st->hops_done++)
+		bts_thread_emit(s, t, st->blk.hops[st->hops_done].from,
+				st->blk.hops[st->hops_done].to,
 				PTBTS_KIND_BRANCH);
 }
 
@@ -176,10 +179,12 @@ static void forget_code(struct bts_session *s)
 /* What ran since the last record is not known: one marker for it. */
 static void gap(struct bts_session *s, struct bts_thread *t)
 {
-	if (!t->in_gap)
+	struct bts_step_thread *st = bts_step_thr(t);
+
+	if (!st->in_gap)
 		bts_thread_emit(s, t, 0, PTBTS_GAP_UNKNOWN, PTBTS_KIND_GAP);
-	t->in_gap = true;
-	t->fast = false;
+	st->in_gap = true;
+	st->fast = false;
 }
 
 /*
@@ -188,9 +193,10 @@ static void gap(struct bts_session *s, struct bts_thread *t)
  */
 static bool in_block(struct bts_session *s, struct bts_thread *t, uint64_t pc)
 {
-	int seg = t->fast ? bts_block_segment(&t->blk, pc) : -1;
+	struct bts_step_thread *st = bts_step_thr(t);
+	int seg = st->fast ? bts_block_segment(&st->blk, pc) : -1;
 
-	if (seg < 0 || (seg == t->blk.nhops && pc > t->blk.site))
+	if (seg < 0 || (seg == st->blk.nhops && pc > st->blk.site))
 		return false;
 	flush_hops(s, t, seg);
 	return true;
@@ -198,9 +204,10 @@ static bool in_block(struct bts_session *s, struct bts_thread *t, uint64_t pc)
 
 void bts_fast_sync(struct bts_session *s, struct bts_thread *t)
 {
+	struct bts_step_thread *st = bts_step_thr(t);
 	struct user_regs_struct regs;
 
-	if (t->fast && t->blk.nhops &&
+	if (st->fast && st->blk.nhops &&
 	    ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0)
 		in_block(s, t, regs.rip);
 }
@@ -221,29 +228,34 @@ static void set_regs(struct bts_thread *t, const struct user_regs_struct *regs)
 static void step_real(struct bts_session *s, struct bts_thread *t,
 		      const struct user_regs_struct *regs, bool fresh)
 {
+	struct bts_step_thread *st = bts_step_thr(t);
+
 	if (bts_bp_lookup(&s->bps, regs->rip, NULL)) {
 		bts_lift_hold_others(s, t);
 		bts_bp_remove(&s->bps, regs->rip);
-		t->lifted = regs->rip;
+		st->lifted = regs->rip;
 	}
-	t->fast = false;
-	t->resume_op = PTRACE_SINGLESTEP;
+	st->fast = false;
+	st->resume_op = PTRACE_SINGLESTEP;
 	bts_step_set_pending(s, t, regs, fresh);
 }
 
 void bts_fast_relift(struct bts_session *s, struct bts_thread *t)
 {
-	if (!t->lifted)
+	struct bts_step_thread *st = bts_step_thr(t);
+
+	if (!st->lifted)
 		return;
 	if (!s->bp_off)
-		bts_bp_plant(&s->bps, t->lifted);
-	t->lifted = 0;
+		bts_bp_plant(&s->bps, st->lifted);
+	st->lifted = 0;
 }
 
 /* Carries out the branch @br at regs' pc and records it. */
 static int run_branch(struct bts_session *s, struct bts_thread *t,
 		      const struct bts_branch *br, struct user_regs_struct *regs)
 {
+	struct bts_step_thread *st = bts_step_thr(t);
 	struct user_regs_struct r = *regs;
 	uint64_t pc = regs->rip;
 	bool taken;
@@ -253,7 +265,7 @@ static int run_branch(struct bts_session *s, struct bts_thread *t,
 	*regs = r;
 	if (taken) {
 		bts_thread_emit(s, t, pc, r.rip, PTBTS_KIND_BRANCH);
-		t->in_gap = false;
+		st->in_gap = false;
 	}
 	return 0;
 }
@@ -268,6 +280,7 @@ void bts_fast_enter(struct bts_session *s, struct bts_thread *t,
 		    struct user_regs_struct *regs, bool fresh, bool may_run,
 		    bool dirty)
 {
+	struct bts_step_thread *st = bts_step_thr(t);
 	bool retried = false;
 	struct bts_block b;
 	int chain = 0, r;
@@ -286,7 +299,8 @@ void bts_fast_enter(struct bts_session *s, struct bts_thread *t,
 			break;
 		}
 		/* Lazy: only a vfork child steps, and plants nothing. */
-		if (s->single || s->bp_off || s->lazy || bts_thread_nobp(t)) {
+		if (s->single || s->bp_off || bts_step_of(s)->lazy ||
+		    bts_thread_nobp(t)) {
 			b.site = 0;
 		} else {
 			block_at(s, t, regs->rip, &b);
@@ -298,7 +312,7 @@ void bts_fast_enter(struct bts_session *s, struct bts_thread *t,
 				step_real(s, t, regs, fresh);
 				break;
 			}
-			t->in_gap = false;
+			st->in_gap = false;
 			dirty = true;
 			chain++;
 			continue;
@@ -316,17 +330,17 @@ void bts_fast_enter(struct bts_session *s, struct bts_thread *t,
 			continue;
 		}
 		if (r) {
-			t->fast = false;
-			t->resume_op = PTRACE_SINGLESTEP;
+			st->fast = false;
+			st->resume_op = PTRACE_SINGLESTEP;
 			bts_step_set_pending(s, t, regs, fresh);
 			break;
 		}
-		t->fast = true;
-		t->blk = b;
-		t->hops_done = 0;
-		t->in_gap = false;
-		t->has_pending = false;
-		t->resume_op = resume_op(&b, regs->rip);
+		st->fast = true;
+		st->blk = b;
+		st->hops_done = 0;
+		st->in_gap = false;
+		st->has_pending = false;
+		st->resume_op = resume_op(&b, regs->rip);
 		break;
 	}
 	if (dirty)
@@ -341,20 +355,21 @@ void bts_fast_enter(struct bts_session *s, struct bts_thread *t,
 static bool hop_site(struct bts_session *s, struct bts_thread *t,
 		     uint64_t site, struct bts_branch *br)
 {
+	struct bts_step_thread *st = bts_step_thr(t);
 	uint8_t code[16];
 	ssize_t n;
 	int i;
 
-	for (i = t->hops_done; t->fast && i < t->blk.nhops; i++) {
-		if (t->blk.hops[i].from != site)
+	for (i = st->hops_done; st->fast && i < st->blk.nhops; i++) {
+		if (st->blk.hops[i].from != site)
 			continue;
 		n = bts_read_code(s, t->tid, site, code, sizeof(code));
 		if (n <= 0 || !intact(s, t) ||
 		    bts_branch_decode_mode(is32(s, t), code, (size_t)n, site, br) ||
-		    br->target != t->blk.hops[i].to)
+		    br->target != st->blk.hops[i].to)
 			return false;
 		flush_hops(s, t, i);
-		t->hops_done = t->blk.nhops;	/* this one is recorded by run_branch */
+		st->hops_done = st->blk.nhops;	/* this one is recorded by run_branch */
 		return true;
 	}
 	return false;
@@ -380,6 +395,7 @@ static bool our_int3(struct bts_session *s, struct bts_thread *t,
 bool bts_fast_site(struct bts_session *s, struct bts_thread *t,
 		   const siginfo_t *si)
 {
+	struct bts_step_thread *st = bts_step_thr(t);
 	struct user_regs_struct regs;
 	const struct bts_branch *br;
 	struct bts_branch hop;
@@ -394,12 +410,12 @@ bool bts_fast_site(struct bts_session *s, struct bts_thread *t,
 	if (!our_int3(s, t, site))
 		return false;
 	regs.rip = site;
-	br = &t->blk.br;
+	br = &st->blk.br;
 	if (hop_site(s, t, site, &hop)) {
 		/* A direct transfer another block stops at: carry it out here. */
 		br = &hop;
-	} else if (!t->fast || site != t->blk.site || !intact(s, t)) {
-		if (t->fast && site == t->blk.site)
+	} else if (!st->fast || site != st->blk.site || !intact(s, t)) {
+		if (st->fast && site == st->blk.site)
 			forget_code(s);	/* the bytes changed under us */
 		gap(s, t);
 		block_at(s, t, site, &b);
@@ -411,7 +427,7 @@ bool bts_fast_site(struct bts_session *s, struct bts_thread *t,
 		}
 		br = &b.br;
 	}
-	flush_hops(s, t, t->blk.nhops);
+	flush_hops(s, t, st->blk.nhops);
 	if (run_branch(s, t, br, &regs)) {
 		set_regs(t, &regs);
 		step_real(s, t, &regs, false);
@@ -537,42 +553,43 @@ static void resync(struct bts_session *s, struct bts_thread *t)
 /* A syscall-entry or -exit stop (PTRACE_O_TRACESYSGOOD). */
 void bts_fast_syscall(struct bts_session *s, struct bts_thread *t)
 {
+	struct bts_step_thread *st = bts_step_thr(t);
 	struct syscall_info in;
 	struct user_regs_struct regs;
 	uint64_t pc;
 
 	bts_fast_relift(s, t);
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(in), &in) <= 0 ||
-	    !t->fast)
+	    !st->fast)
 		return;
 	pc = in.instruction_pointer;
 	if (in.op == SC_INFO_ENTRY) {
 		if (sigreturn_entry(&in)) {
 			in_block(s, t, pc);
-			t->sigret_from = pc - 2;
-			t->resume_op = PTRACE_SYSCALL;
+			st->sigret_from = pc - 2;
+			st->resume_op = PTRACE_SYSCALL;
 			return;
 		}
 		before_unmap(s, t->tid, &in);
-		if (!t->blk.site) {
-			t->resume_op = PTRACE_SYSCALL;	/* in a skipped object */
+		if (!st->blk.site) {
+			st->resume_op = PTRACE_SYSCALL;	/* in a skipped object */
 			return;
 		}
 		if (!in_block(s, t, pc)) {
 			resync(s, t);
 			return;
 		}
-	} else if (in.op == SC_INFO_EXIT && t->sigret_from) {
+	} else if (in.op == SC_INFO_EXIT && st->sigret_from) {
 		if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs))
 			return;
-		if (regs.rip != t->sigret_from + 2) {
-			bts_thread_emit(s, t, t->sigret_from, regs.rip,
+		if (regs.rip != st->sigret_from + 2) {
+			bts_thread_emit(s, t, st->sigret_from, regs.rip,
 					PTBTS_KIND_SIGRETURN);
-			t->in_gap = false;
+			st->in_gap = false;
 		}
-		t->sigret_from = 0;
+		st->sigret_from = 0;
 		bts_fast_enter(s, t, &regs, false, false, false);
 		return;
 	}
-	t->resume_op = resume_op(&t->blk, pc);
+	st->resume_op = resume_op(&st->blk, pc);
 }

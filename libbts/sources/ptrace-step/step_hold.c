@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "session/session.h"
+#include "sources/ptrace-step/step.h"
 
 /* The syscalls that block their caller until a vfork child lets go. */
 #define I386_CLONE	120
@@ -68,45 +68,48 @@ static bool wait_stopped(pid_t tid, int *status)
 
 void bts_lift_hold_others(struct bts_session *s, struct bts_thread *lifter)
 {
-	struct bts_thread *u;
+	struct bts_step_session *ss = bts_step_of(s);
 	int status;
 	size_t i;
 
 	for (i = 0; i < s->nthreads; i++) {
-		u = s->threads[i];
-		if (u == lifter || !u->running || u->lift_held)
+		struct bts_thread *u = s->threads[i];
+		struct bts_step_thread *su = bts_step_thr(u);
+
+		if (u == lifter || !u->running || su->lift_held)
 			continue;
 		if (ptrace(PTRACE_INTERRUPT, u->tid, 0, 0) && errno != ESRCH)
 			continue;
 		if (!wait_stopped(u->tid, &status))
 			continue;
 		u->running = false;
-		u->lift_held = true;
-		u->lift_status = status;
-		s->lift_nheld++;
+		su->lift_held = true;
+		su->lift_status = status;
+		ss->lift_nheld++;
 	}
 }
 
 bool bts_lift_next(struct bts_session *s, pid_t *tid, int *status)
 {
+	struct bts_step_session *ss = bts_step_of(s);
 	size_t i;
 
-	if (!s->lift_nheld)
+	if (!ss->lift_nheld)
 		return false;
 	for (i = 0; i < s->nthreads; i++)
-		if (s->threads[i]->lifted)
+		if (bts_step_thr(s->threads[i])->lifted)
 			return false;	/* still out: the others wait */
 	for (i = 0; i < s->nthreads; i++) {
-		struct bts_thread *u = s->threads[i];
+		struct bts_step_thread *su = bts_step_thr(s->threads[i]);
 
-		if (!u->lift_held)
+		if (!su->lift_held)
 			continue;
-		u->lift_held = false;
-		s->lift_nheld--;
-		*tid = u->tid;
-		*status = u->lift_status;
+		su->lift_held = false;
+		ss->lift_nheld--;
+		*tid = s->threads[i]->tid;
+		*status = su->lift_status;
 		return true;
 	}
-	s->lift_nheld = 0;	/* the held ones are gone */
+	ss->lift_nheld = 0;	/* the held ones are gone */
 	return false;
 }

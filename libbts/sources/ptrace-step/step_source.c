@@ -20,11 +20,12 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
 #include "session/abi32.h"
-#include "session/session.h"
+#include "sources/ptrace-step/step.h"
 
 #define CODE_CHUNK 64
 
@@ -85,21 +86,22 @@ static int classify(struct bts_session *s, struct bts_thread *t, uint64_t pc,
 void bts_step_set_pending(struct bts_session *s, struct bts_thread *t,
 			  const struct user_regs_struct *regs, bool fresh)
 {
-	int gap = classify(s, t, regs->rip, &t->insn);
+	struct bts_step_thread *st = bts_step_thr(t);
+	int gap = classify(s, t, regs->rip, &st->insn);
 
 	if (gap) {
 		/* One marker per hole, not one per instruction in it. */
-		if (!t->in_gap)
+		if (!st->in_gap)
 			bts_thread_emit(s, t, 0, gap, PTBTS_KIND_GAP);
-		t->in_gap = true;
-		t->has_pending = false;
+		st->in_gap = true;
+		st->has_pending = false;
 		return;
 	}
-	t->in_gap = false;
-	t->has_pending = true;
-	t->fresh = fresh;
-	t->pc = regs->rip;
-	t->nr = regs->rax;
+	st->in_gap = false;
+	st->has_pending = true;
+	st->fresh = fresh;
+	st->pc = regs->rip;
+	st->nr = regs->rax;
 }
 
 /*
@@ -109,8 +111,10 @@ void bts_step_set_pending(struct bts_session *s, struct bts_thread *t,
  */
 static bool enters_kernel(const struct bts_thread *t)
 {
-	return t->insn.kind == BTS_INSN_SYSCALL ||
-	       (t->insn.kind == BTS_INSN_INT && t->proc && t->proc->abi32);
+	struct bts_step_thread *st = bts_step_thr(t);
+
+	return st->insn.kind == BTS_INSN_SYSCALL ||
+	       (st->insn.kind == BTS_INSN_INT && t->proc && t->proc->abi32);
 }
 
 static bool is_sigreturn(const struct bts_thread *t, uint64_t nr)
@@ -124,35 +128,37 @@ static bool is_sigreturn(const struct bts_thread *t, uint64_t nr)
 static void complete(struct bts_session *s, struct bts_thread *t,
 		     const struct user_regs_struct *regs)
 {
+	struct bts_step_thread *st = bts_step_thr(t);
 	uint64_t next = regs->rip;
 
 	if (enters_kernel(t)) {
-		bool sigreturn = is_sigreturn(t, t->nr) ||
+		bool sigreturn = is_sigreturn(t, st->nr) ||
 				 is_sigreturn(t, regs->orig_rax);
 
-		if (sigreturn && next != t->pc + t->insn.len) {
-			bts_thread_emit(s, t, t->pc, next, PTBTS_KIND_SIGRETURN);
-			t->in_gap = false;
+		if (sigreturn && next != st->pc + st->insn.len) {
+			bts_thread_emit(s, t, st->pc, next, PTBTS_KIND_SIGRETURN);
+			st->in_gap = false;
 		}
 		return;
 	}
-	if (bts_insn_taken(&t->insn, t->pc, next))
-		bts_thread_emit(s, t, t->pc, next, PTBTS_KIND_BRANCH);
+	if (bts_insn_taken(&st->insn, st->pc, next))
+		bts_thread_emit(s, t, st->pc, next, PTBTS_KIND_BRANCH);
 }
 
 void bts_step_start(struct bts_session *s, struct bts_thread *t)
 {
+	struct bts_step_thread *st = bts_step_thr(t);
 	struct user_regs_struct regs;
 
 	t->started = true;
-	t->has_pending = false;
-	t->sig_entry = false;
-	t->fast = false;
-	t->sigret_from = 0;
+	st->has_pending = false;
+	st->sig_entry = false;
+	st->fast = false;
+	st->sigret_from = 0;
 	/* The debugger has not asked for records yet; a vfork child still
 	 * steps through the int3s in the memory it shares. */
-	if (s->lazy && !t->shadow) {
-		t->stepping = false;
+	if (bts_step_of(s)->lazy && !t->shadow) {
+		st->stepping = false;
 		return;
 	}
 	bts_place_thread(s, t->tid);
@@ -182,24 +188,25 @@ static bool restarting(const struct user_regs_struct *regs)
 
 void bts_step_trap(struct bts_session *s, struct bts_thread *t)
 {
+	struct bts_step_thread *st = bts_step_thr(t);
 	struct user_regs_struct regs;
 	bool fresh = false;
 
 	if (get_regs(t, &regs))
 		return;
 	bts_fast_relift(s, t);
-	if (t->sig_entry) {
-		t->sig_entry = false;
-		bts_thread_emit(s, t, t->sig_from, regs.rip, PTBTS_KIND_SIGNAL);
-		t->in_gap = false;
-	} else if (t->fast) {
+	if (st->sig_entry) {
+		st->sig_entry = false;
+		bts_thread_emit(s, t, st->sig_from, regs.rip, PTBTS_KIND_SIGNAL);
+		st->in_gap = false;
+	} else if (st->fast) {
 		/* Not a step of ours: nothing ran that is not in the block. */
 		bts_fast_signal(s, t, &regs);
 		return;
-	} else if (t->has_pending) {
-		if (t->fresh && regs.rip == t->pc) {
+	} else if (st->has_pending) {
+		if (st->fresh && regs.rip == st->pc) {
 			/* It did not run: a syscall finished (or restarted) first. */
-			t->fresh = restarting(&regs);
+			st->fresh = restarting(&regs);
 			return;
 		}
 		complete(s, t, &regs);
@@ -219,13 +226,14 @@ void bts_step_trap(struct bts_session *s, struct bts_thread *t)
 static bool vanished_int3(struct bts_session *s, struct bts_thread *t,
 			  const siginfo_t *si)
 {
+	const struct bts_step_thread *st = bts_step_thr(t);
 	struct user_regs_struct regs;
 	uint8_t b;
 
 	if (si->si_signo != SIGTRAP || si->si_code != SI_KERNEL ||
 	    get_regs(t, &regs))
 		return false;
-	if (!t->shadow && (t->stepping || !bts_bp_gone(&s->bps, regs.rip - 1)))
+	if (!t->shadow && (st->stepping || !bts_bp_gone(&s->bps, regs.rip - 1)))
 		return false;
 	if (bts_read_code(NULL, t->tid, regs.rip - 1, &b, 1) != 1 ||
 	    b == BTS_INT3)
@@ -243,28 +251,29 @@ static bool vanished_int3(struct bts_session *s, struct bts_thread *t,
 int bts_step_signal(struct bts_session *s, struct bts_thread *t, int sig,
 		    const siginfo_t *si)
 {
+	struct bts_step_thread *st = bts_step_thr(t);
 	struct user_regs_struct regs;
 
 	if (vanished_int3(s, t, si))
 		return 0;
-	if (!t->stepping)
+	if (!st->stepping)
 		return sig;
 	bts_fast_relift(s, t);
 	if (bts_fast_site(s, t, si))
 		return 0;
 	if (get_regs(t, &regs))
 		return sig;
-	if (t->fast) {
+	if (st->fast) {
 		bts_fast_signal(s, t, &regs);
-	} else if (t->has_pending && regs.rip != t->pc && !t->sig_entry) {
+	} else if (st->has_pending && regs.rip != st->pc && !st->sig_entry) {
 		complete(s, t, &regs);
 		bts_fast_enter(s, t, &regs, false, false, false);
 	}
 	if (bts_proc_sig_in(t->tid, "SigCgt", sig)) {
-		t->sig_entry = true;
-		t->sig_from = regs.rip;
+		st->sig_entry = true;
+		st->sig_from = regs.rip;
 		/* The kernel stops a stepped thread at the handler's entry. */
-		t->resume_op = PTRACE_SINGLESTEP;
+		st->resume_op = PTRACE_SINGLESTEP;
 	} else if (!s->single && bts_owns_bps(s, t) &&
 		   bts_proc_sig_fatal(t->tid, sig)) {
 		/* The program dies of it: its core shows none of our int3s. */
@@ -274,8 +283,9 @@ int bts_step_signal(struct bts_session *s, struct bts_thread *t, int sig,
 	return sig;
 }
 
-void bts_step_exec(struct bts_session *s, struct bts_thread *t)
+static void bts_step_exec(struct bts_session *s, struct bts_thread *t)
 {
+	struct bts_step_thread *st = bts_step_thr(t);
 	struct user_regs_struct regs;
 	int is64 = bts_proc_is_64bit(s->pid);
 
@@ -287,7 +297,7 @@ void bts_step_exec(struct bts_session *s, struct bts_thread *t)
 	if (get_regs(t, &regs))
 		return;
 	bts_thread_emit(s, t, 0, regs.rip, PTBTS_KIND_EXEC);
-	t->in_gap = false;
+	st->in_gap = false;
 	bts_skip_forget(s);
 	if (t->ring.mode == PTBTS_MODE_BLOCK)
 		bts_thread_drain(s, t);	/* the old image's records first */
@@ -295,9 +305,9 @@ void bts_step_exec(struct bts_session *s, struct bts_thread *t)
 	if (is64 < 0) {
 		/* Not an ELF we know: run on untraced, keep the exit status. */
 		bts_thread_emit(s, t, 0, PTBTS_GAP_DISABLED, PTBTS_KIND_GAP);
-		t->stepping = false;
-		t->has_pending = false;
-		t->fast = false;
+		st->stepping = false;
+		st->has_pending = false;
+		st->fast = false;
 		return;
 	}
 	bts_step_start(s, t);
@@ -305,32 +315,34 @@ void bts_step_exec(struct bts_session *s, struct bts_thread *t)
 
 void bts_step_pause(struct bts_session *s)
 {
-	s->lazy = true;
+	bts_step_of(s)->lazy = true;
 	bts_bp_remove_all(&s->bps);	/* the debugger has planted none yet */
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct bts_thread *t = s->threads[i];
+		struct bts_step_thread *st = bts_step_thr(t);
 
 		if (t->shadow)
 			continue;
-		t->stepping = false;
-		t->fast = false;
-		t->has_pending = false;
-		t->lifted = 0;
+		st->stepping = false;
+		st->fast = false;
+		st->has_pending = false;
+		st->lifted = 0;
 	}
 }
 
 void bts_step_unpause(struct bts_session *s)
 {
-	if (!s->lazy)
+	if (!bts_step_of(s)->lazy)
 		return;
-	s->lazy = false;
+	bts_step_of(s)->lazy = false;
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct bts_thread *t = s->threads[i];
+		struct bts_step_thread *st = bts_step_thr(t);
 
 		if (t->shadow || t->exiting || !t->started)
 			continue;
-		t->stepping = true;
-		t->resume_op = PTRACE_SINGLESTEP;
+		st->stepping = true;
+		st->resume_op = PTRACE_SINGLESTEP;
 		bts_step_start(s, t);
 	}
 }
@@ -344,6 +356,61 @@ void bts_step_restore(struct bts_session *s)
 }
 
 /* ------------------------------------------------------------- the source */
+
+static int step_open(struct bts_session *s)
+{
+	s->src = calloc(1, sizeof(struct bts_step_session));
+	return s->src ? 0 : bts_fail(BTS_E_NOMEM, "ptrace-step session");
+}
+
+static void step_close(struct bts_session *s)
+{
+	free(s->src);
+	s->src = NULL;
+}
+
+static int step_add(struct bts_session *s, struct bts_thread *t)
+{
+	struct bts_step_thread *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return bts_fail(BTS_E_NOMEM, "thread %d", (int)t->tid);
+	(void)s;
+	st->stepping = true;
+	st->resume_op = PTRACE_SINGLESTEP;
+	t->src = st;
+	return 0;
+}
+
+static void step_detach(struct bts_session *s, struct bts_thread *t)
+{
+	(void)s;
+	free(t->src);
+	t->src = NULL;
+}
+
+static void step_untrace(struct bts_session *s, struct bts_thread *t)
+{
+	struct bts_step_thread *st = bts_step_thr(t);
+
+	(void)s;
+	st->stepping = false;
+	st->fast = false;
+	st->has_pending = false;
+}
+
+static bool step_recording(struct bts_session *s, const struct bts_thread *t)
+{
+	(void)s;
+	return bts_step_thr(t)->stepping;
+}
+
+/* The direct jumps it ran come first; from its exit on, it runs (PTRACE_CONT). */
+static void step_exiting(struct bts_session *s, struct bts_thread *t)
+{
+	bts_fast_sync(s, t);
+	bts_step_thr(t)->stepping = false;
+}
 
 static int step_pick(int want, int mode)
 {
@@ -365,9 +432,13 @@ static void step_exec(struct bts_session *s, struct bts_thread *t)
  */
 static int step_resume_request(struct bts_session *s, struct bts_thread *t)
 {
-	if (t->stepping)
-		return t->resume_op;
-	return s->lazy && t->ctl_step ? PTRACE_SINGLESTEP : PTRACE_CONT;
+	struct bts_step_thread *st = bts_step_thr(t);
+
+	if (st->stepping)
+		return st->resume_op;
+	if (bts_step_of(s)->lazy && t->ctl_step)
+		return PTRACE_SINGLESTEP;
+	return PTRACE_CONT;
 }
 
 static int step_signal_stop(struct bts_session *s, struct bts_thread *t,
@@ -383,6 +454,8 @@ static int step_signal_stop(struct bts_session *s, struct bts_thread *t,
 static bool step_own_stop(struct bts_session *s, struct bts_thread *t,
 			  const struct bts_stop_event *ev)
 {
+	struct bts_step_thread *st = bts_step_thr(t);
+
 	switch (ev->kind) {
 	case BTS_EV_SYSCALL:
 		bts_fast_syscall(s, t);
@@ -391,7 +464,7 @@ static bool step_own_stop(struct bts_session *s, struct bts_thread *t,
 		bts_step_trap(s, t);
 		return true;
 	case BTS_EV_TRAP:
-		return t->stepping && bts_fast_site(s, t, &ev->si);
+		return st->stepping && bts_fast_site(s, t, &ev->si);
 	default:
 		return false;
 	}
@@ -407,7 +480,7 @@ static bool step_held(struct bts_session *s, bool all_stopped, pid_t *tid,
 {
 	if (bts_lift_next(s, tid, status))
 		return true;
-	if (!all_stopped || !s->lift_nheld)
+	if (!all_stopped || !bts_step_of(s)->lift_nheld)
 		return false;
 	for (size_t i = 0; i < s->nthreads; i++)
 		bts_fast_relift(s, s->threads[i]);
@@ -418,12 +491,18 @@ const struct bts_source_ops bts_ptrace_step_ops = {
 	.id = PTBTS_SOURCE_PTRACE_STEP,
 	.caps = BTS_SRC_ABI32 | BTS_SRC_DEBUGGER | BTS_SRC_PLACE | BTS_SRC_SKIP,
 	.pick = step_pick,
+	.open = step_open,
+	.close = step_close,
+	.add = step_add,
 	.attach = bts_step_start,
+	.detach = step_detach,
 	.exec = step_exec,
+	.untrace = step_untrace,
+	.recording = step_recording,
 	.resume_request = step_resume_request,
 	.signal = step_signal_stop,
 	.syscall = bts_fast_syscall,
-	.exiting = bts_fast_sync,	/* the direct jumps it ran, first */
+	.exiting = step_exiting,
 	.own_stop = step_own_stop,
 	.sync = bts_fast_sync,
 	.held = step_held,
