@@ -312,13 +312,17 @@ static inline bool bts_thread_nobp(const struct bts_thread *t)
 bool bts_tid_nobp(struct bts_session *s, pid_t tid);
 bool bts_fork_clone_event(struct bts_session *s, struct bts_thread *t,
 			  pid_t child);
-bool bts_fork_exec(struct bts_session *s, struct bts_thread *t);
 /*
  * An exec in @t's process, for every source: its new program, the EXEC
  * chunk, its bitness (bts_proc_is_64bit() of it, returned), and the entry
  * pc in *@entry.  The new maps are the caller's to write.
  */
 int bts_proc_exec(struct bts_session *s, struct bts_thread *t, uint64_t *entry);
+/*
+ * After bts_proc_exec(), for a source that plants int3s: the process's
+ * new memory, without them (its own for a vfork child), no code cached.
+ */
+void bts_proc_exec_memory(struct bts_session *s, struct bts_thread *t);
 void bts_procs_reaped(struct bts_session *s, struct bts_thread *t, int status);
 void bts_procs_kill(struct bts_session *s);
 void bts_procs_free(struct bts_session *s);

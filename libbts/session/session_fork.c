@@ -577,45 +577,28 @@ int bts_proc_exec(struct bts_session *s, struct bts_thread *t, uint64_t *entry)
 }
 
 /*
- * An exec in any process: the EXEC chunk, before the new image's maps.
- * The main process's exec is then carried out by the source
- * (bts_step_exec); a child's is done here, without touching the main
- * process's int3s.  Returns whether it was done here.
+ * The exec'd process's memory is new: none of our int3s, none of the
+ * cached code.  A vfork (CLONE_VM) child leaves its parent's memory, and
+ * the int3 table of it, for one of its own.
  */
-bool bts_fork_exec(struct bts_session *s, struct bts_thread *t)
+void bts_proc_exec_memory(struct bts_session *s, struct bts_thread *t)
 {
 	struct bts_proc *p = t->proc;
-	uint64_t entry;
-	int is64;
 
-	if (!p)
-		return false;
-	is64 = bts_proc_exec(s, t, &entry);
-	if (p->pub.pid == s->pid)
-		return false;
-	/* Its memory is new: none of our int3s, none of the cached code. */
-	if (p->mem != p) {
-		/* A vfork (CLONE_VM) child leaves its parent's memory (and table). */
-		p->mem = p;
-		load_table(s, p);
+	if (p && p->pub.pid != s->pid) {
+		if (p->mem != p) {
+			p->mem = p;
+			load_table(s, p);
+		} else {
+			bts_bp_forget_all(&s->bps);
+		}
+		bts_bp_set_pid(&s->bps, p->pub.pid);
+		s->bp_off = false;
+		p->nobp = false;
 	} else {
 		bts_bp_forget_all(&s->bps);
+		bts_bp_set_pid(&s->bps, s->pid);
 	}
-	bts_bp_set_pid(&s->bps, p->pub.pid);
-	s->bp_off = false;
-	p->nobp = false;
 	bts_insn_cache_flush(s->icache);
 	bts_block_cache_flush(s->bcache);
-	bts_thread_emit(s, t, 0, entry, PTBTS_KIND_EXEC);
-	if (t->ring.mode == PTBTS_MODE_BLOCK)
-		bts_thread_drain(s, t);	/* the old image's records first */
-	bts_maps_write_all(s);
-	if (is64 < 0) {
-		bts_thread_emit(s, t, 0, PTBTS_GAP_DISABLED, PTBTS_KIND_GAP);
-		if (s->ops->untrace)
-			s->ops->untrace(s, t);
-		return true;
-	}
-	s->ops->attach(s, t);
-	return true;
 }

@@ -283,36 +283,6 @@ int bts_step_signal(struct bts_session *s, struct bts_thread *t, int sig,
 	return sig;
 }
 
-static void bts_step_exec(struct bts_session *s, struct bts_thread *t)
-{
-	struct bts_step_thread *st = bts_step_thr(t);
-	struct user_regs_struct regs;
-	int is64 = bts_proc_is_64bit(s->pid);
-
-	/* A new image: the old one's code and int3s are gone with it. */
-	bts_insn_cache_flush(s->icache);
-	bts_block_cache_flush(s->bcache);
-	bts_bp_forget_all(&s->bps);
-	bts_bp_set_pid(&s->bps, s->pid);
-	if (get_regs(t, &regs))
-		return;
-	bts_thread_emit(s, t, 0, regs.rip, PTBTS_KIND_EXEC);
-	st->in_gap = false;
-	bts_skip_forget(s);
-	if (t->ring.mode == PTBTS_MODE_BLOCK)
-		bts_thread_drain(s, t);	/* the old image's records first */
-	bts_maps_write_all(s);
-	if (is64 < 0) {
-		/* Not an ELF we know: run on untraced, keep the exit status. */
-		bts_thread_emit(s, t, 0, PTBTS_GAP_DISABLED, PTBTS_KIND_GAP);
-		st->stepping = false;
-		st->has_pending = false;
-		st->fast = false;
-		return;
-	}
-	bts_step_start(s, t);
-}
-
 void bts_step_pause(struct bts_session *s)
 {
 	bts_step_of(s)->lazy = true;
@@ -419,11 +389,34 @@ static int step_pick(int want, int mode)
 	       want == PTBTS_SOURCE_PTRACE_STEP ? PTBTS_SOURCE_PTRACE_STEP : 0;
 }
 
-/* A child's exec is the session's to carry out (session_fork.c). */
+/*
+ * The session's part of an exec first (the process's EXEC chunk, its new
+ * memory without our int3s); then the new image is stepped from its entry.
+ */
 static void step_exec(struct bts_session *s, struct bts_thread *t)
 {
-	if (!bts_fork_exec(s, t))
-		bts_step_exec(s, t);
+	struct bts_step_thread *st = bts_step_thr(t);
+	uint64_t entry;
+	int is64 = bts_proc_exec(s, t, &entry);
+
+	bts_proc_exec_memory(s, t);
+	if (!entry)
+		return;		/* gone meanwhile: its exit is on the way */
+	bts_thread_emit(s, t, 0, entry, PTBTS_KIND_EXEC);
+	st->in_gap = false;
+	/* What the skip list knows is of the main process's image. */
+	if (bts_thread_pid(s, t) == s->pid)
+		bts_skip_forget(s);
+	if (t->ring.mode == PTBTS_MODE_BLOCK)
+		bts_thread_drain(s, t);	/* the old image's records first */
+	bts_maps_write_all(s);
+	if (is64 < 0) {
+		/* Not an ELF we know: run on untraced, keep the exit status. */
+		bts_thread_emit(s, t, 0, PTBTS_GAP_DISABLED, PTBTS_KIND_GAP);
+		step_untrace(s, t);
+		return;
+	}
+	bts_step_start(s, t);
 }
 
 /*
