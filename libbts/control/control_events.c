@@ -6,22 +6,7 @@
 #include <bts.h>
 
 #include "control/control_events.h"
-
-static int grow(void **arr, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? 2 * *cap : 8;
-	p = realloc(*arr, ncap * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
+#include "util/array.h"
 
 struct ctl_event *ctl_event_find(struct ctl_queues *q, pid_t tid)
 {
@@ -40,7 +25,7 @@ int ctl_event_add(struct ctl_queues *q, pid_t tid, int kind, int sig,
 
 	if (ctl_event_find(q, tid))
 		return 0;
-	if (grow((void **)&q->ev, &q->capev, q->nev, sizeof(*q->ev)))
+	if (BTS_ARRAY_RESERVE(q->ev, q->capev, q->nev + 1))
 		return -ENOMEM;
 	e = &q->ev[q->nev++];
 	*e = (struct ctl_event){ .tid = tid, .kind = kind, .sig = sig,
@@ -95,7 +80,7 @@ int ctl_resume_add(struct ctl_queues *q, pid_t tid, int action, int sig)
 		if (q->rs[i].tid == tid)
 			break;
 	if (i == q->nrs) {
-		if (grow((void **)&q->rs, &q->caprs, q->nrs, sizeof(*q->rs)))
+		if (BTS_ARRAY_RESERVE(q->rs, q->caprs, q->nrs + 1))
 			return -ENOMEM;
 		q->nrs++;
 	}
@@ -105,7 +90,7 @@ int ctl_resume_add(struct ctl_queues *q, pid_t tid, int action, int sig)
 
 int ctl_inject_add(struct ctl_queues *q, pid_t tid, int sig)
 {
-	if (grow((void **)&q->inj, &q->capinj, q->ninj, sizeof(*q->inj)))
+	if (BTS_ARRAY_RESERVE(q->inj, q->capinj, q->ninj + 1))
 		return -ENOMEM;
 	q->inj[q->ninj++] = (struct ctl_resume){ .tid = tid, .sig = sig };
 	return 0;

@@ -34,6 +34,7 @@
 #include "control/control_events.h"
 #include "control/control_source.h"
 #include "session/session.h"
+#include "util/array.h"
 #include "util/opts.h"
 
 struct bts_control {
@@ -776,8 +777,6 @@ ssize_t bts_control_write(struct bts_control *c, uint64_t addr,
 
 int bts_control_insert_bp(struct bts_control *c, uint64_t addr)
 {
-	uint64_t *p;
-
 	if (!nlive(c))
 		return bts_fail(BTS_E_SRCH, "no process");
 	if (user_bp(c, addr))
@@ -785,17 +784,10 @@ int bts_control_insert_bp(struct bts_control *c, uint64_t addr)
 	if (plant(c, addr))
 		return bts_fail(BTS_E_IO, "cannot write a breakpoint at 0x%llx",
 				(unsigned long long)addr);
-	if (c->nbps == c->capbps) {
-		size_t cap = c->capbps ? 2 * c->capbps : 16;
-
-		p = realloc(c->bps, cap * sizeof(*p));
-		if (!p) {
-			if (!site_in_use(c, addr))
-				bts_bp_remove(&c->s->bps, addr);
-			return bts_fail(BTS_E_NOMEM, "breakpoints");
-		}
-		c->bps = p;
-		c->capbps = cap;
+	if (BTS_ARRAY_RESERVE(c->bps, c->capbps, c->nbps + 1)) {
+		if (!site_in_use(c, addr))
+			bts_bp_remove(&c->s->bps, addr);
+		return bts_fail(BTS_E_NOMEM, "breakpoints");
 	}
 	c->bps[c->nbps++] = addr;
 	return 0;

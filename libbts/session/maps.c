@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "session/session.h"
+#include "util/array.h"
 
 /* ------------------------------------------------------------- build-ids */
 
@@ -214,15 +215,8 @@ static void add_build_id(pid_t pid, const struct bts_mapset *old,
 static int push(struct bts_map **maps, size_t *n, size_t *cap,
 		const struct bts_map *m)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
-		struct bts_map *p = realloc(*maps, c * sizeof(*p));
-
-		if (!p)
-			return bts_fail(BTS_E_NOMEM, "maps: %zu entries", c);
-		*maps = p;
-		*cap = c;
-	}
+	if (BTS_ARRAY_RESERVE(*maps, *cap, *n + 1))
+		return bts_fail(BTS_E_NOMEM, "maps: %zu entries", *n + 1);
 	(*maps)[(*n)++] = *m;
 	return 0;
 }

@@ -46,6 +46,7 @@
 #include "session/abi32.h"
 #include "session/session.h"
 #include "trace/writer.h"
+#include "util/array.h"
 
 /* ------------------------------------------------------------ processes */
 
@@ -75,15 +76,8 @@ static struct bts_proc *proc_new(struct bts_session *s, pid_t pid, pid_t ppid)
 {
 	struct bts_proc *p;
 
-	if (s->nprocs == s->capprocs) {
-		size_t cap = s->capprocs ? s->capprocs * 2 : 4;
-		struct bts_proc **a = reallocarray(s->procs, cap, sizeof(*a));
-
-		if (!a)
-			return NULL;
-		s->procs = a;
-		s->capprocs = cap;
-	}
+	if (BTS_ARRAY_RESERVE(s->procs, s->capprocs, s->nprocs + 1))
+		return NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;

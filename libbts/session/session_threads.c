@@ -10,6 +10,7 @@
 #include <sys/ptrace.h>
 
 #include "session/session.h"
+#include "util/array.h"
 
 struct bts_thread *bts_thread_find(struct bts_session *s, pid_t tid)
 {
@@ -25,15 +26,8 @@ struct bts_thread *bts_thread_find(struct bts_session *s, pid_t tid)
 
 static int table_push(struct bts_session *s, struct bts_thread *t)
 {
-	if (s->nthreads == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 8;
-		struct bts_thread **p = realloc(s->threads, cap * sizeof(*p));
-
-		if (!p)
-			return bts_fail(BTS_E_NOMEM, "thread table of %zu", cap);
-		s->threads = p;
-		s->cap = cap;
-	}
+	if (BTS_ARRAY_RESERVE(s->threads, s->cap, s->nthreads + 1))
+		return bts_fail(BTS_E_NOMEM, "thread table of %zu", s->nthreads + 1);
 	s->threads[s->nthreads++] = t;
 	return 0;
 }

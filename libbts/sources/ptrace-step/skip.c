@@ -50,6 +50,7 @@
 
 #include "sources/ptrace-step/step.h"
 #include "sources/ptrace-step/skip.h"
+#include "util/array.h"
 
 struct bts_skip {
 	char **globs;
@@ -320,15 +321,8 @@ static void plant_entries(struct bts_session *s, pid_t tid)
 		if (m->path[0] != '/' || !(m->prot & PROT_EXEC) ||
 		    bts_skip_list_matches(k, m->path) || planted(k, m->start))
 			continue;
-		if (k->nplanted == k->cap) {
-			size_t cap = k->cap ? 2 * k->cap : 16;
-			uint64_t *p = realloc(k->planted, cap * sizeof(*p));
-
-			if (!p)
-				return;
-			k->planted = p;
-			k->cap = cap;
-		}
+		if (BTS_ARRAY_RESERVE(k->planted, k->cap, k->nplanted + 1))
+			return;
 		k->planted[k->nplanted++] = m->start;
 		plant_functions(s, tid, m);
 	}
