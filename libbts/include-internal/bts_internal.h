@@ -21,10 +21,13 @@
 /* The record ring's positions (bts_ring_new() gives an opaque one). */
 #include "records/ring.h"
 
-/* ptrace-step: its breakpoint table, skip list and branch-stop blocks. */
+/*
+ * The int3 table of a memory (the session's, which ptrace-step and a
+ * debugger plant in); ptrace-step's skip list and branch-stop blocks.
+ */
 #include "decode/insn.h"
+#include "session/breakpoints.h"
 #include "session/session.h"
-#include "sources/ptrace-step/breakpoints.h"
 #include "sources/ptrace-step/skip.h"
 #include "sources/ptrace-step/step.h"
 

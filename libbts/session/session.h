@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * A recording session: the traced threads, their rings, the known maps,
- * and the source that records them (sources/source.h).
+ * and the source that records them (source.h, the interface every source
+ * under ../sources/ fills in).
  *
  * session.c          the event loop (waitpid, dispatch, stop)
  * stop_event.c       a ptrace stop decoded into an event, for every client
@@ -9,6 +10,7 @@
  * session_attach.c   attaching to a running process, and detaching
  * session_threads.c  the thread table, rings, records to the writer
  * session_fork.c     processes: the main one and the children followed
+ * breakpoints.c      the int3 table of a memory (a source's and a debugger's)
  * ../crash/          the flight recorder's crash traces (--on-crash)
  * ../sources/NAME/   the sources, each with its state behind the
  *                    session's and each thread's @src
@@ -20,12 +22,12 @@
 #include <signal.h>
 #include <sys/user.h>
 
-#include "sources/ptrace-step/breakpoints.h"
+#include "session/breakpoints.h"
 #include "decode/insn.h"
 #include "internal.h"
 #include "records/ring.h"
 #include "session/stop_event.h"
-#include "sources/source.h"
+#include "session/source.h"
 
 #define BTS_DEFAULT_BUFFER	(4u << 20)
 

@@ -13,8 +13,8 @@
 #include "sources/kmod/kmod.h"
 #include "sources/perf-bts/perf_bts.h"
 #include "sources/qemu-user/qemu_user.h"
-#include "sources/refusal.h"
-#include "sources/source.h"
+#include "sources/refusal/refusal.h"
+#include "session/source.h"
 #include "util/opts.h"
 
 /*

@@ -12,7 +12,7 @@
 #include "fake_root.h"
 #include "bts.h"
 #include "sources/perf-bts/perf_bts.h"
-#include "sources/refusal.h"
+#include "sources/refusal/refusal.h"
 
 static void cpuinfo(const char *vendor, int family, int model)
 {

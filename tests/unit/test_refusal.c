@@ -10,7 +10,7 @@
 
 #include "fake_root.h"
 #include "bts.h"
-#include "sources/refusal.h"
+#include "sources/refusal/refusal.h"
 
 #define ALL ((1u << PTBTS_SOURCE_KMOD_BTS) | (1u << PTBTS_SOURCE_KMOD_PEBS) | \
 	     (1u << PTBTS_SOURCE_KMOD_STEP) | (1u << PTBTS_SOURCE_PERF_BTS) | \

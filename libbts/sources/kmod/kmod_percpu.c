@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "sources/kmod/kmod.h"
-#include "sources/refusal.h"
+#include "sources/refusal/refusal.h"
 #include "util/opts.h"
 
 /*

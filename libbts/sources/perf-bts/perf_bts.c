@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "sources/perf-bts/perf_bts.h"
-#include "sources/refusal.h"
+#include "sources/refusal/refusal.h"
 
 struct perf_sample_bts {
 	struct perf_event_header header;

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "sources/perf-bts/perf_bts.h"
-#include "sources/refusal.h"
+#include "sources/refusal/refusal.h"
 
 static int field_int(const char *line)
 {

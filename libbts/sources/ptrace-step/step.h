@@ -8,7 +8,7 @@
  * step_emulate.c  the branch at a site, carried out by the tracer
  * step_hold.c     the other threads wait while an int3 is lifted
  * skip.c          objects run at full speed (--skip)
- * breakpoints.c   the int3 table of a memory
+ * (the int3 table it plants in is the session's: ../../session/breakpoints.h)
  */
 #ifndef BTS_STEP_H
 #define BTS_STEP_H

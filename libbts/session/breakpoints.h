@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
- * The breakpoints a source planted in the tracee: one int3 byte per branch
- * site, kept until the code goes away, and the original byte under each,
- * which every reader of the code sees instead (bts_read_code).
+ * The breakpoints planted in the tracee's memory, by a source (ptrace-step's
+ * branch sites) or a debugger: one int3 byte per address, kept until the
+ * code goes away, and the original byte under each, which every reader of
+ * the code sees instead (bts_read_code).
  */
 #ifndef BTS_BREAKPOINTS_H
 #define BTS_BREAKPOINTS_H

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sources/refusal.h"
+#include "sources/refusal/refusal.h"
 
 #define SRC(s)		(1u << (s))
 #define KMOD_HW		(SRC(PTBTS_SOURCE_KMOD_BTS) | SRC(PTBTS_SOURCE_KMOD_PEBS))

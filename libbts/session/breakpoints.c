@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sources/ptrace-step/breakpoints.h"
+#include "session/breakpoints.h"
 
 #define TABLE_MIN 1024
 

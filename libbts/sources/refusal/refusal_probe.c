@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sources/refusal.h"
+#include "sources/refusal/refusal.h"
 
 const char *bts_root_path(const char *path, char *buf, size_t len)
 {

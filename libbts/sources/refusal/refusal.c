@@ -2,7 +2,7 @@
 /* The refusal checks' public side: names, one check, the refusal of a source. */
 #include <stdio.h>
 
-#include "sources/refusal.h"
+#include "sources/refusal/refusal.h"
 #include "util/opts.h"
 
 static const char *const names[BTS_REFUSAL_MAX] = {
