@@ -21,6 +21,8 @@ int bts_fail_errno(int err, const char *fmt, ...) __attribute__((format(printf, 
  */
 int bts_proc_status(pid_t tid, const char *field, int base,
 		    unsigned long long *val);
+/* /proc/@pid/@name ("mem", "exe") opened read-only: open()'s answer. */
+int bts_proc_open(pid_t pid, const char *name);
 /* The same field read from the status file at @path. */
 int bts_status_field(const char *path, const char *field, int base,
 		     unsigned long long *val);

@@ -6,7 +6,6 @@
  * stub and crash copies never see a planted byte.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -24,12 +23,9 @@ static ssize_t read_vm(pid_t pid, uint64_t addr, void *buf, size_t len)
 /* Where process_vm_readv is refused (seccomp, old kernels). */
 static ssize_t read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
-	char path[64];
+	int fd = bts_proc_open(pid, "mem");
 	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	n = pread(fd, buf, len, (off_t)addr);

@@ -284,20 +284,20 @@ void bts_mapset_clear(struct bts_mapset *set)
 	memset(set, 0, sizeof(*set));
 }
 
-static struct bts_map *in_maps(struct bts_map *maps, size_t n, uint64_t addr)
+struct bts_map *bts_mapset_find(const struct bts_mapset *set, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = 0, hi = set->n;
 
 	/* /proc/PID/maps lists mappings sorted and disjoint. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (addr < maps[mid].start)
+		if (addr < set->maps[mid].start)
 			hi = mid;
-		else if (addr >= maps[mid].end)
+		else if (addr >= set->maps[mid].end)
 			lo = mid + 1;
 		else
-			return &maps[mid];
+			return &set->maps[mid];
 	}
 	return NULL;
 }
@@ -308,7 +308,7 @@ bool bts_mapset_contains(struct bts_mapset *set, uint64_t addr)
 
 	if (set->last && addr >= set->last->start && addr < set->last->end)
 		return true;
-	set->last = in_maps(set->maps, set->n, addr);
+	set->last = bts_mapset_find(set, addr);
 	if (set->last)
 		return true;
 	for (i = 0; i < ARRAY_SIZE(set->miss); i++)
@@ -352,7 +352,7 @@ int bts_mapset_refresh(struct bts_mapset *set, pid_t pid, uint64_t addr,
 	set->n = (size_t)n;
 	set->last = NULL;
 	/* Never read the maps again for a page they do not explain. */
-	if (addr && !in_maps(maps, set->n, addr))
+	if (addr && !bts_mapset_find(set, addr))
 		set->miss[set->nmiss++ % ARRAY_SIZE(set->miss)] = addr & ~0xfffULL;
 	return err;
 }

@@ -13,7 +13,6 @@
  */
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
@@ -195,16 +194,13 @@ int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
 /* Whether the running image is ELFCLASS64 (1), ELFCLASS32 (0), or -BTS_E_*. */
 int bts_proc_is_64bit(pid_t pid)
 {
+	int fd = bts_proc_open(pid, "exe");
 	unsigned char id[EI_NIDENT];
-	char path[64];
 	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return bts_fail_errno(errno == ENOENT ? BTS_E_SRCH : BTS_E_PERM,
-				      "%s", path);
+				      "/proc/%d/exe", (int)pid);
 	n = pread(fd, id, sizeof(id), 0);
 	close(fd);
 	if (n != (ssize_t)sizeof(id) || memcmp(id, ELFMAG, SELFMAG))

@@ -342,6 +342,8 @@ void bts_crash_check(struct bts_session *s, struct bts_thread *t, int sig,
 /* maps.c */
 void bts_mapset_clear(struct bts_mapset *set);
 bool bts_mapset_contains(struct bts_mapset *set, uint64_t addr);
+/* The map of @set holding @addr, or NULL. */
+struct bts_map *bts_mapset_find(const struct bts_mapset *set, uint64_t addr);
 /*
  * The maps of @pid read again (@code: which are code; NULL: the
  * executable ones), each one not known before to @emit.

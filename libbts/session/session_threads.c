@@ -210,25 +210,6 @@ void bts_maps_check(struct bts_session *s, uint64_t to)
 		bts_note_err(s, err);
 }
 
-/* The known executable map holding @addr, or NULL. */
-static const struct bts_map *exec_map(const struct bts_mapset *set,
-				      uint64_t addr, size_t *idx)
-{
-	size_t lo = 0, hi = set->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (addr < set->maps[mid].start)
-			hi = mid;
-		else if (addr >= set->maps[mid].end)
-			lo = mid + 1;
-		else
-			return &set->maps[*idx = mid];
-	}
-	return NULL;
-}
-
 /*
  * Straight-line code ends where executable memory does: a block decoded on
  * past it (after a hlt, or the last call of a text section) would take the
@@ -238,17 +219,17 @@ static const struct bts_map *exec_map(const struct bts_mapset *set,
  */
 size_t bts_code_span(struct bts_session *s, uint64_t addr, size_t len)
 {
-	const struct bts_map *m;
+	const struct bts_map *m = bts_mapset_find(&s->maps, addr);
 	uint64_t end;
-	size_t i = 0;
+	size_t i;
 
-	m = exec_map(&s->maps, addr, &i);
 	if (!m) {
 		bts_maps_check(s, addr);	/* mapped since: read the maps again */
-		m = exec_map(&s->maps, addr, &i);
+		m = bts_mapset_find(&s->maps, addr);
 	}
 	if (!m)
 		return 0;
+	i = (size_t)(m - s->maps.maps);
 	end = m->end;
 	while (++i < s->maps.n && s->maps.maps[i].start == end)
 		end = s->maps.maps[i].end;

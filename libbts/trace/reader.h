@@ -10,6 +10,9 @@
 #ifndef BTS_TRACE_READER_H
 #define BTS_TRACE_READER_H
 
+#include <stdbool.h>
+#include <string.h>
+
 #include "trace/trace_format.h"
 
 /* pid or tid -> index, open addressing; keys are > 0, 0 marks a free slot. */
@@ -122,6 +125,16 @@ trace_process_space(const struct trace_process *p)
 
 /* -BTS_E_FORMAT, saying what is wrong at byte @off of the file. */
 int bts_reader_bad(size_t off, const char *what);
+
+/* A chunk part of fixed @size into @c: false when @plen is not its size. */
+static inline bool bts_reader_take(void *c, size_t size, const uint8_t *p,
+				   size_t plen)
+{
+	if (plen != size)
+		return false;
+	memcpy(c, p, size);
+	return true;
+}
 
 /*
  * Room for one more element of @size bytes in the doubling array *@arrp

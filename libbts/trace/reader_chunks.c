@@ -21,11 +21,10 @@ static int rd_session(struct bts_trace *t, const uint8_t *p, size_t plen,
 {
 	struct bts_chunk_session c;
 
-	if (plen != sizeof(c))
+	if (!bts_reader_take(&c, sizeof(c), p, plen))
 		return bts_reader_bad(off, "session chunk has the wrong size");
 	if (t->session)
 		return bts_reader_bad(off, "a second session chunk");
-	memcpy(&c, p, sizeof(c));
 	c.source = le32toh(c.source);
 	c.mode = le32toh(c.mode);
 	if (c.source >= PTBTS_SOURCE_MAX || c.mode > PTBTS_MODE_BLOCK)
@@ -69,9 +68,8 @@ static int rd_thread(struct bts_trace *t, const uint8_t *p, size_t plen,
 	struct bts_chunk_thread c;
 	struct trace_process *proc;
 
-	if (plen != sizeof(c))
+	if (!bts_reader_take(&c, sizeof(c), p, plen))
 		return bts_reader_bad(off, "thread chunk has the wrong size");
-	memcpy(&c, p, sizeof(c));
 	c.pid = le32toh(c.pid);
 	c.tid = le32toh(c.tid);
 	proc = bts_reader_process(t, c.pid);
@@ -208,9 +206,8 @@ static int rd_exit(struct bts_trace *t, const uint8_t *p, size_t plen,
 	struct bts_chunk_exit c;
 	struct trace_process *proc;
 
-	if (plen != sizeof(c))
+	if (!bts_reader_take(&c, sizeof(c), p, plen))
 		return bts_reader_bad(off, "exit chunk has the wrong size");
-	memcpy(&c, p, sizeof(c));
 	c.pid = le32toh(c.pid);
 	c.tid = le32toh(c.tid);
 	c.status = le32toh(c.status);
@@ -233,9 +230,8 @@ static int rd_end(struct bts_trace *t, const uint8_t *p, size_t plen,
 {
 	struct bts_chunk_end c;
 
-	if (plen != sizeof(c))
+	if (!bts_reader_take(&c, sizeof(c), p, plen))
 		return bts_reader_bad(off, "end chunk has the wrong size");
-	memcpy(&c, p, sizeof(c));
 	if (le64toh(c.chunks) != t->chunks || le64toh(c.records) != t->records)
 		return bts_fail(BTS_E_FORMAT,
 				"offset %zu: the end chunk counts %llu chunks and %llu records, the file holds %llu and %llu",
@@ -278,9 +274,8 @@ static int rd_abi(struct bts_trace *t, const uint8_t *p, size_t plen,
 	struct trace_process *proc;
 	struct bts_chunk_abi c;
 
-	if (plen != sizeof(c))
+	if (!bts_reader_take(&c, sizeof(c), p, plen))
 		return bts_reader_bad(off, "abi chunk has the wrong size");
-	memcpy(&c, p, sizeof(c));
 	c.bits = le32toh(c.bits);
 	proc = bts_reader_process(t, (int32_t)le32toh(c.pid));
 	if (!proc)
@@ -299,9 +294,8 @@ static int rd_start(struct bts_trace *t, const uint8_t *p, size_t plen,
 	struct bts_chunk_start c;
 	struct trace_thread *th;
 
-	if (plen != sizeof(c))
+	if (!bts_reader_take(&c, sizeof(c), p, plen))
 		return bts_reader_bad(off, "start chunk has the wrong size");
-	memcpy(&c, p, sizeof(c));
 	th = bts_reader_thread(t, (int32_t)le32toh(c.tid));
 	if (!th || th->info.pid != (int32_t)le32toh(c.pid))
 		return bts_reader_bad(off, "start of a thread that has not appeared");

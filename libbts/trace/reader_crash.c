@@ -38,11 +38,10 @@ static int rd_signal(struct trace_process *proc, const uint8_t *p,
 	struct bts_chunk_crash_signal c;
 	struct trace_crash *cr;
 
-	if (plen != sizeof(c))
+	if (!bts_reader_take(&c, sizeof(c), p, plen))
 		return bts_reader_bad(off, "crash chunk: the signal part has the wrong size");
 	if (proc->crash)
 		return bts_reader_bad(off, "crash chunk: a second crash of one process");
-	memcpy(&c, p, sizeof(c));
 	c.tid = le32toh(c.tid);
 	c.signo = le32toh(c.signo);
 	if (c.tid <= 0 || c.signo <= 0 || c.signo > 64)

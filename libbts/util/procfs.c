@@ -1,11 +1,23 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-/* Reading the fields of /proc status files, and what they say of signals. */
+/*
+ * Reading /proc: the fields of status files and what they say of signals,
+ * and opening a process's files there.
+ */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+
+int bts_proc_open(pid_t pid, const char *name)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
 
 int bts_status_field(const char *path, const char *field, int base,
 		     unsigned long long *val)

@@ -133,23 +133,6 @@ bool bts_skip_list_matches(const struct bts_skip *k, const char *path)
 	return false;
 }
 
-static const struct bts_map *map_of(const struct bts_mapset *set, uint64_t a)
-{
-	size_t lo = 0, hi = set->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (a < set->maps[mid].start)
-			hi = mid;
-		else if (a >= set->maps[mid].end)
-			lo = mid + 1;
-		else
-			return &set->maps[mid];
-	}
-	return NULL;
-}
-
 bool bts_skip_list_at(struct bts_skip *k, const struct bts_mapset *maps,
 		      uint64_t addr)
 {
@@ -157,7 +140,7 @@ bool bts_skip_list_at(struct bts_skip *k, const struct bts_mapset *maps,
 
 	if (addr >= k->lo && addr < k->hi)
 		return k->last_skip;
-	m = map_of(maps, addr);
+	m = bts_mapset_find(maps, addr);
 	if (!m)
 		return false;	/* not known yet: traced, which is never wrong */
 	k->lo = m->start;
@@ -378,7 +361,7 @@ static void plant_return(struct bts_session *s, pid_t tid, bool is32,
 	for (i = 0; i < RET_SCAN; i++, sp += size) {
 		if (read_word(tid, sp, size, &ret))
 			return;
-		m = map_of(&s->maps, ret);
+		m = bts_mapset_find(&s->maps, ret);
 		if (!m || !(m->prot & PROT_EXEC) ||
 		    bts_skip_list_matches(s->skip, m->path) ||
 		    !after_call(s, tid, is32, ret))
