@@ -214,7 +214,7 @@ void bts_maps_check(struct bts_session *s, uint64_t to)
  * Straight-line code ends where executable memory does: a block decoded on
  * past it (after a hlt, or the last call of a text section) would take the
  * data behind it for code, and an int3 planted there would change the
- * program's data (a fork child's execve argument vector, once).  Adjacent
+ * program's data (a fork child's execve argument vector, say).  Adjacent
  * executable maps run on into each other.
  */
 size_t bts_code_span(struct bts_session *s, uint64_t addr, size_t len)

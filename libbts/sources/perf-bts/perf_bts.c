@@ -130,6 +130,13 @@ static bool kernel_address(uint64_t addr)
 	return addr >> 63;
 }
 
+/*
+ * The load-acquire of data_head is (C) of kernel/events/ring_buffer.c: it
+ * pairs with the kernel's smp_wmb() (B) in perf_output_put_handle() before
+ * its store of data_head, so every sample below the head read is whole.
+ * There is no (D): the ring is mapped read-only, data_tail is never
+ * written, and the kernel overwrites the oldest samples.
+ */
 int64_t bts_perf_read(struct bts_perf_ring *r, bts_perf_emit_fn emit, void *arg)
 {
 	const struct perf_event_mmap_page *hdr = r->base;
