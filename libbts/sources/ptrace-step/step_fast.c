@@ -158,16 +158,22 @@ static bool intact(struct bts_session *s, struct bts_thread *t)
 }
 
 /* Records of the direct jumps and calls the thread ran, up to hop @upto. */
-static void flush_hops(struct bts_session *s, struct bts_thread *t, int upto)
+static inline void flush_hops(struct bts_session *s, struct bts_thread *t,
+			      int upto)
 {
 	struct bts_step_thread *st = bts_step_thr(t);
+	const struct bts_block *b = &st->blk;
+	int i;
 
 	if (!st->fast)
 		return;
-	for (; st->hops_done < upto && st->hops_done < st->blk.nhops; st->hops_done++)
-		bts_thread_emit(s, t, st->blk.hops[st->hops_done].from,
-				st->blk.hops[st->hops_done].to,
+	if (upto > b->nhops)
+		upto = b->nhops;
+	for (i = st->hops_done; i < upto; i++)
+		bts_thread_emit(s, t, b->hops[i].from, b->hops[i].to,
 				PTBTS_KIND_BRANCH);
+	if (i > st->hops_done)
+		st->hops_done = (uint8_t)i;
 }
 
 static void forget_code(struct bts_session *s)
