@@ -102,15 +102,10 @@ static bool have_cpu_pmu(void)
 static int try_branch_event(void)
 {
 	struct perf_event_attr attr;
-	long fd;
 
 	bts_perf_branch_attr(&attr);
 	attr.disabled = 1;
-	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	close((int)fd);
-	return 0;
+	return bts_perf_try(&attr);
 }
 
 void bts_perf_probe(struct bts_source_info *si)

@@ -12,6 +12,7 @@
 #ifndef BTS_REFUSAL_H
 #define BTS_REFUSAL_H
 
+#include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -49,6 +50,8 @@ int bts_read_line_file(const char *path, char *buf, size_t len);
 /* A field of this process's status, "CapEff", "Seccomp": 0, or -1. */
 int bts_self_status(const char *field, int base, unsigned long long *val);
 bool bts_has_cap(unsigned long long cap_eff, int cap);
+/* perf_event_open() of @attr on this thread, closed at once: 0 or errno. */
+int bts_perf_try(struct perf_event_attr *attr);
 /* Facts needed by @check (-1: every check), tries included. */
 void bts_refusal_probe(int check, struct bts_refusal_facts *f);
 

@@ -120,6 +120,17 @@ static int try_ptrace(void)
 	return err;
 }
 
+int bts_perf_try(struct perf_event_attr *attr)
+{
+	long fd = syscall(SYS_perf_event_open, attr, 0, -1, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	close((int)fd);
+	return 0;
+}
+
 /*
  * A software dummy event on ourselves, user mode only: allowed at every
  * perf_event_paranoid level up to 2, so a refusal at 2 or less is a policy.
@@ -127,7 +138,6 @@ static int try_ptrace(void)
 static int try_perf(void)
 {
 	struct perf_event_attr attr;
-	long fd;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
@@ -136,11 +146,7 @@ static int try_perf(void)
 	attr.disabled = 1;
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
-	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	close((int)fd);
-	return 0;
+	return bts_perf_try(&attr);
 }
 
 static int read_yama(void)
