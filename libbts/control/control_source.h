@@ -53,9 +53,11 @@ struct bts_ctl_source {
 	/* The debugger wrote [@addr, +@len): the source's int3s there go back. */
 	void (*code_written)(struct bts_control *c, uint64_t addr, size_t len);
 	/* Whether the source keeps @t's report back (bts_session_held()). */
-	bool (*report_kept)(const struct bts_control *c, const struct bts_thread *t);
+	bool (*report_kept)(const struct bts_control *c,
+			    const struct bts_thread *t);
 	/* Whether the running @t reports soon by itself: not interrupted. */
-	bool (*reports_soon)(const struct bts_control *c, const struct bts_thread *t);
+	bool (*reports_soon)(const struct bts_control *c,
+			     const struct bts_thread *t);
 };
 
 extern const struct bts_ctl_source bts_ctl_ptrace_step;

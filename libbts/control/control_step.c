@@ -34,7 +34,8 @@ static bool lazy_step_not_run(struct bts_session *s, struct bts_thread *t)
 	bool fresh = t->ctl_fresh;
 
 	t->ctl_fresh = false;
-	return fresh && bts_thread_getregs(s, t, &regs) == 0 && regs.rip == t->ctl_pc;
+	return fresh && bts_thread_getregs(s, t, &regs) == 0 &&
+	       regs.rip == t->ctl_pc;
 }
 
 static bool stepped(struct bts_control *c, struct bts_thread *t,
@@ -231,14 +232,16 @@ static void code_written(struct bts_control *c, uint64_t addr, size_t len)
 }
 
 /* Held while another thread's int3 is out (step_hold.c). */
-static bool report_kept(const struct bts_control *c, const struct bts_thread *t)
+static bool report_kept(const struct bts_control *c,
+			const struct bts_thread *t)
 {
 	(void)c;
 	return bts_step_thr(t)->lift_held;
 }
 
 /* Stepping with its int3 out: its step reports at once, and puts it back. */
-static bool reports_soon(const struct bts_control *c, const struct bts_thread *t)
+static bool reports_soon(const struct bts_control *c,
+			 const struct bts_thread *t)
 {
 	(void)c;
 	return bts_step_thr(t)->lifted;

@@ -49,7 +49,7 @@ struct bts_step_thread {
 	struct bts_block blk;
 	uint8_t hops_done;	/* hops of @blk already recorded */
 	uint64_t lifted;	/* a site whose int3 is out while it steps */
-	bool lift_held;		/* stopped while another's int3 is out (step_hold.c) */
+	bool lift_held;		/* stopped while another's int3 is out */
 	int lift_status;	/* its report, handed on once the int3 is back */
 	uint64_t sigret_from;	/* in rt_sigreturn from this syscall insn */
 };

@@ -375,7 +375,7 @@ static bool step_recording(struct bts_session *s, const struct bts_thread *t)
 	return bts_step_thr(t)->stepping;
 }
 
-/* The direct jumps it ran come first; from its exit on, it runs (PTRACE_CONT). */
+/* The direct jumps it ran come first; from its exit on it runs untraced. */
 static void step_exiting(struct bts_session *s, struct bts_thread *t)
 {
 	bts_fast_sync(s, t);
