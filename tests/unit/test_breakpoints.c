@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * ptrace-step's breakpoint table (sources/ptrace-step/breakpoints.c): the
+ * ptrace-step's breakpoint table (session/breakpoints.c): the
  * int3s it plants, the bytes under them, and the table that finds them.
  * The "code" is a buffer of this process: the table writes it through
  * /proc/self/mem as it writes a tracee's through /proc/PID/mem.
