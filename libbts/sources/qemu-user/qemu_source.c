@@ -198,7 +198,6 @@ static void qemu_attach(struct bts_session *s, struct bts_thread *t)
 	struct bts_qemu *q = bts_qemu_of(s);
 
 	t->started = true;
-	t->stepping = false;	/* the plugin records it: PTRACE_CONT */
 	if (t->tid == s->pid) {
 		/* QEMU has them: no other child of ours inherits them. */
 		fcntl(q->memfd, F_SETFD, FD_CLOEXEC);
