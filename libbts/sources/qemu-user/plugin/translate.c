@@ -29,7 +29,9 @@
  * fault in a block that another thread runs at the same moment may be
  * missed (the SIGNAL record then names the block's last instruction).
  * QEMU's inline add is not atomic: two threads in one block at once can
- * lose counts, which reads as a fault inside the block (a bug, README).
+ * lose counts.  So a block counted short is taken as stopped inside only
+ * when a signal's handler runs next (no other block follows a fault that
+ * the program survives); otherwise it ran to its end.
  */
 #include <stdlib.h>
 
@@ -201,7 +203,8 @@ static void tb_enter(unsigned int vcpu, void *udata)
 		pq_put(me, me->sigret_from, b->pc, PTBTS_KIND_SIGRETURN);
 	} else if (p) {
 		ran = p->count - me->cur_base;
-		if (ran >= p->n) {
+		/* Only a signal's handler follows a block left early. */
+		if (ran >= p->n || !pq_is_handler(b->pc)) {
 			after_whole(me, p, b->pc);
 		} else if (ran) {
 			/* Stopped at instruction ran - 1: it faulted. */
