@@ -123,6 +123,18 @@ void bts_kmod_pebs_drain(struct bts_session *s, struct bts_thread *t,
 			 const struct ptbts_status *st);
 
 /*
+ * What every kmod source does the same (each opens the session its own
+ * way): the module records every thread it is given, ptrace keeps the rest.
+ */
+#define KMOD_OPS					\
+	.close = bts_kmod_close,			\
+	.attach = bts_kmod_start,			\
+	.detach = bts_kmod_forget,			\
+	.exec = bts_kmod_exec,				\
+	.drain = bts_kmod_drain_final,			\
+	.wait = bts_kmod_wait
+
+/*
  * waitpid(-1, status, __WALL) for a kmod session: while no report is
  * there, BLOCK-mode records are taken as the module says they are ready
  * (../producer/ready_wait.c).  Returns the tid, or -1 with errno (EINTR:

@@ -187,10 +187,5 @@ const struct bts_source_ops bts_kmod_pebs_ops = {
 	.caps = BTS_SRC_ABI32 | BTS_SRC_NOBP,
 	.pick = kmod_pebs_pick,
 	.open = kmod_pebs_open,
-	.close = bts_kmod_close,
-	.attach = bts_kmod_start,
-	.detach = bts_kmod_forget,
-	.exec = bts_kmod_exec,
-	.drain = bts_kmod_drain_final,
-	.wait = bts_kmod_wait,
+	KMOD_OPS,
 };

@@ -407,24 +407,12 @@ static int kmod_getregs(struct bts_session *s, struct bts_thread *t,
 	return 0;
 }
 
-/*
- * What both kmod sources do the same: the module records every thread it
- * is given, ptrace keeps the rest.
- */
-#define KMOD_OPS					\
-	.open = bts_kmod_open,				\
-	.close = bts_kmod_close,			\
-	.attach = bts_kmod_start,			\
-	.detach = bts_kmod_forget,			\
-	.exec = bts_kmod_exec,				\
-	.drain = bts_kmod_drain_final,			\
-	.wait = bts_kmod_wait
-
 /* The module steps the thread (and masks the trap flag it keeps set). */
 const struct bts_source_ops bts_kmod_step_ops = {
 	.id = PTBTS_SOURCE_KMOD_STEP,
 	.caps = BTS_SRC_ABI32 | BTS_SRC_DEBUGGER | BTS_SRC_NOBP,
 	.pick = kmod_step_pick,
+	.open = bts_kmod_open,
 	.getregs = kmod_getregs,
 	KMOD_OPS,
 };
@@ -441,5 +429,6 @@ const struct bts_source_ops bts_kmod_bts_ops = {
 	.id = PTBTS_SOURCE_KMOD_BTS,
 	.caps = BTS_SRC_ABI32 | BTS_SRC_NOBP,
 	.pick = kmod_bts_pick,
+	.open = bts_kmod_open,
 	KMOD_OPS,
 };
