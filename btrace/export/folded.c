@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../btrace.h"
 #include "export.h"
 
 struct folded {
@@ -52,10 +53,14 @@ static void nothing(struct export_out *x, const struct export_frame *f,
 	(void)x, (void)f, (void)at;
 }
 
-/* ';' separates frames and ' ' ends the stack: a name keeps neither. */
+/*
+ * ';' separates frames and ' ' ends the stack: a name keeps neither.  A
+ * newline in a name from the trace would forge a stack, so its control
+ * characters are escaped as in btrace's other text output.
+ */
 static void put_name(FILE *m, const char *name)
 {
-	for (; *name; name++)
+	for (name = shown_msg(name); *name; name++)
 		fputc(*name == ';' ? ':' : *name, m);
 }
 

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../btrace.h"
 #include "commands.h"
 
 /* Whether an earlier map of @im already listed @path. */
@@ -35,7 +36,7 @@ static void print_object(const struct bts_image_info *im, const char *path)
 	}
 	/* Symbols are read from the file when it is there. */
 	printf("0x%016" PRIx64 "  0x%016" PRIx64 "  %-11s %s\n", from, to,
-	       access(path, R_OK) ? "No" : "Yes", path);
+	       access(path, R_OK) ? "No" : "Yes", shown(path));
 }
 
 int info_sharedlibrary(struct replay *r)

@@ -144,3 +144,65 @@ TEST(hostile_paths, names_are_escaped_in_text_output)
 	unlink(btr);
 	free(btr);
 }
+
+/*
+ * A file of code whose name has an escape sequence and a newline that
+ * would forge a folded stack ("thread 1 (process 1) 999" with its count):
+ * nops, with the jumps craft()'s records take at 0x10, 0x104 and 0x28.
+ */
+static char *code_file(void)
+{
+	static const struct {
+		unsigned int at, to;
+	} jumps[] = { { 0x10, 0x100 }, { 0x104, 0x20 }, { 0x28, 0x100 } };
+	char *path = harness_path(harness_tmpdir(), "e\033[31m\nthread 1 (process 1) 999");
+	unsigned char code[0x2000];
+	FILE *f;
+
+	memset(code, 0x90, sizeof(code));
+	for (size_t i = 0; i < sizeof(jumps) / sizeof(jumps[0]); i++) {
+		int32_t rel = (int32_t)(jumps[i].to - (jumps[i].at + 5));
+
+		code[jumps[i].at] = 0xe9;	/* jmp rel32 */
+		memcpy(&code[jumps[i].at + 1], &rel, 4);
+	}
+	f = fopen(path, "w");
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(fwrite(code, 1, sizeof(code), f), sizeof(code));
+	ASSERT_EQ(fclose(f), 0);
+	return path;
+}
+
+/* Replay's info sharedlibrary and export's folded stacks are text too. */
+TEST(hostile_paths, names_are_escaped_in_libraries_and_folded_stacks)
+{
+	char *code = code_file();
+	char *btr = craft("names-code.btr", "/bin/true", code);
+	char *script = harness_path(harness_tmpdir(), "names-script");
+	const char *escaped = "\\033[31m\\nthread 1 (process 1) 999";
+	struct harness_cmd cmd;
+	FILE *f = fopen(script, "w");
+
+	ASSERT_TRUE(f != NULL);
+	fputs("info sharedlibrary\n", f);
+	fclose(f);
+	EXPECT_EQ(harness_btrace(&cmd, 20, "replay", "-x", script, btr, NULL), 0);
+	EXPECT_TRUE(plain_lines(cmd.out));
+	EXPECT_TRUE(strstr(cmd.out, "  Yes         \"") != NULL);
+	EXPECT_TRUE(strstr(cmd.out, escaped) != NULL);
+	harness_cmd_free(&cmd);
+
+	/* One stack, the object's, with the count of its 19 instructions. */
+	EXPECT_EQ(harness_btrace(&cmd, 20, "export", "--format", "folded", btr, NULL), 0);
+	EXPECT_TRUE(plain_lines(cmd.out));
+	EXPECT_TRUE(strchr(cmd.out, '\n') == cmd.out + strlen(cmd.out) - 1);
+	EXPECT_TRUE(strstr(cmd.out, escaped) != NULL);
+	EXPECT_TRUE(strstr(cmd.out, " 19\n") != NULL);
+	harness_cmd_free(&cmd);
+	unlink(btr);
+	unlink(code);
+	unlink(script);
+	free(btr);
+	free(code);
+	free(script);
+}
