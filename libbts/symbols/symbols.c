@@ -7,7 +7,7 @@
  * Each file is reported once, at the load bias its map implies, and only if
  * it is the file that was traced: when the build-id differs, a name from it
  * would be a wrong name, which is worse than none.  Separate debug files
- * are found by build-id and checked by libdwfl the same way.
+ * are found and checked the same way (symbols_debug.c).
  */
 #include <fcntl.h>
 #include <stdarg.h>
@@ -23,8 +23,6 @@
 
 #include "symbols/symbols.h"
 
-static char *debuginfo_path;
-
 /*
  * Every file is reported with its descriptor: libdwfl never has to look
  * for one (and must not: dwfl_build_id_find_elf would ask debuginfod).
@@ -37,34 +35,11 @@ static int no_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 	return -1;
 }
 
-/*
- * Separate debug files: by build-id under /usr/lib/debug/.build-id/, then
- * by .gnu_debuglink.  The standard search ends by asking the debuginfod
- * servers DEBUGINFOD_URLS names; a trace is read offline, so when any are
- * named only the local build-id search is made.
- */
-static int find_debuginfo(Dwfl_Module *mod, void **userdata,
-			  const char *modname, Dwarf_Addr base,
-			  const char *file_name, const char *debuglink_file,
-			  GElf_Word debuglink_crc, char **debuginfo_file_name)
-{
-	const char *urls = getenv("DEBUGINFOD_URLS");
-
-	if (urls && *urls)
-		return dwfl_build_id_find_debuginfo(mod, userdata, modname, base,
-						    file_name, debuglink_file,
-						    debuglink_crc,
-						    debuginfo_file_name);
-	return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
-					    file_name, debuglink_file,
-					    debuglink_crc, debuginfo_file_name);
-}
-
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = no_find_elf,
-	.find_debuginfo = find_debuginfo,
+	.find_debuginfo = bts_sym_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
+	.debuginfo_path = &bts_sym_debuginfo_path,
 };
 
 void bts_sym_warn(struct bts_symbolizer *s, const char *fmt, ...)

@@ -4,6 +4,7 @@
  *
  * symbols.c         the files of a process's maps (and its vDSO copy)
  *                   reported to libdwfl, each checked against its build-id
+ * symbols_debug.c   where separate debug files are looked for
  * symbols_strings.c the strings the symbolizer makes up
  * symbols_table.c   a sorted table of each module's functions
  * symbols_plt.c     "FUNC@plt" names for PLT stubs, which have no symbol
@@ -52,6 +53,13 @@ struct bts_symbolizer {
 	char **strs;		/* open addressing, a power of two */
 	size_t strs_cap, nstrs;
 };
+
+/* The find_debuginfo callback and search path (symbols_debug.c). */
+extern char *bts_sym_debuginfo_path;
+int bts_sym_find_debuginfo(Dwfl_Module *mod, void **userdata,
+			   const char *modname, Dwarf_Addr base,
+			   const char *file_name, const char *debuglink_file,
+			   GElf_Word debuglink_crc, char **debuginfo_file_name);
 
 void bts_sym_warn(struct bts_symbolizer *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -11,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bts.h>
 
+#include "btrace_run.h"
 #include "harness.h"
 #include "raw_dump.h"
 
@@ -437,6 +439,96 @@ TEST(symbols, debuginfod_is_never_asked)
 	raw_labels_free(&l);
 	free(prog);
 	free(lib);
+	free(btr);
+}
+
+/*
+ * sym-lines stripped, its symbols and DWARF in a debug file that its
+ * .gnu_debuglink names: the file's path, malloc'ed.
+ */
+static char *split_debug(const char *prog)
+{
+	char *debug = harness_path(harness_tmpdir(), "sym-lines.debug");
+	char link[4200];
+	char *keep[] = { "/usr/bin/objcopy", "--only-keep-debug", (char *)prog, debug, NULL };
+	char *strip[] = { "/usr/bin/objcopy", "--strip-all", link, (char *)prog, NULL };
+	struct harness_cmd cmd;
+
+	snprintf(link, sizeof(link), "--add-gnu-debuglink=%s", debug);
+	run(keep, 0, &cmd);
+	harness_cmd_free(&cmd);
+	run(strip, 0, &cmd);
+	harness_cmd_free(&cmd);
+	return debug;
+}
+
+/* The debug file beside the program, or in .debug there, gives all names. */
+TEST(symbols, a_debug_file_beside_the_program_is_found)
+{
+	char *btr = harness_path(harness_tmpdir(), "split.btr");
+	char *sub = harness_path(harness_tmpdir(), ".debug");
+	char *moved = harness_path(sub, "sym-lines.debug");
+	char *prog, *lib, *debug;
+	struct raw_labels l;
+	struct traced tr;
+
+	copy_prog(&prog, &lib);
+	debug = split_debug(prog);
+	record(prog, btr, &l);
+	for (int i = 0; i < 2; i++) {
+		traced_open(btr, &tr);
+		EXPECT_TRUE(bts_symbolizer_warning(tr.s, 0) == NULL);
+		expect_name(&tr, raw_label(&l, "sym_leaf"), "sym_leaf", 0);
+		expect_line(&tr, raw_label(&l, "sym_leaf"), "sym-lines.c", "sym_leaf");
+		traced_close(&tr);
+		if (!i) {
+			ASSERT_EQ(mkdir(sub, 0700), 0);
+			ASSERT_EQ(rename(debug, moved), 0);
+		}
+	}
+	raw_labels_free(&l);
+	free(prog);
+	free(lib);
+	free(debug);
+	free(moved);
+	free(sub);
+	free(btr);
+}
+
+/*
+ * The debug link is the program's word, and the program's directory the
+ * trace's: a FIFO there, beside it or in .debug, would block a reader's
+ * open() forever.  Neither is opened, and the reader goes on without.
+ */
+TEST(symbols, a_fifo_as_debug_file_blocks_nothing)
+{
+	char *btr = harness_path(harness_tmpdir(), "fifo-debug.btr");
+	char *sub = harness_path(harness_tmpdir(), ".debug");
+	char *other = harness_path(sub, "sym-lines.debug");
+	char *prog, *lib, *debug;
+	struct harness_cmd cmd;
+	struct raw_labels l;
+	char want[4200];
+
+	copy_prog(&prog, &lib);
+	debug = split_debug(prog);
+	record(prog, btr, &l);
+	ASSERT_EQ(unlink(debug), 0);
+	ASSERT_EQ(mkfifo(debug, 0600), 0);
+	ASSERT_EQ(mkdir(sub, 0700), 0);
+	ASSERT_EQ(mkfifo(other, 0600), 0);
+	snprintf(want, sizeof(want), "btrace: warning: %s: stripped, and no debug "
+		 "file found: names from its dynamic symbols only\n", prog);
+	EXPECT_EQ(harness_btrace(&cmd, 20, "dump", "--insns", "--source", btr, NULL), 0);
+	EXPECT_EQ(harness_exit_code(&cmd), 0);
+	EXPECT_TRUE(strstr(cmd.err, want) != NULL);
+	harness_cmd_free(&cmd);
+	raw_labels_free(&l);
+	free(prog);
+	free(lib);
+	free(debug);
+	free(other);
+	free(sub);
 	free(btr);
 }
 
