@@ -52,7 +52,8 @@ static inline bool bts_proc_traced_by_self(pid_t tid)
 /*
  * A descriptor of the regular file at @path (named by a trace), opened
  * read-only without ever blocking; -1 with errno when it cannot be opened,
- * BTS_NOT_REGULAR when it is something else (a FIFO, a device, ...).
+ * BTS_NOT_REGULAR when it is something else (a FIFO, a device, a file of
+ * /proc or /sys, ...).
  */
 #define BTS_NOT_REGULAR (-2)
 int bts_open_regular(const char *path);

@@ -97,6 +97,20 @@ TEST(hostile_paths, a_device_in_the_maps_is_not_opened)
 	free(btr);
 }
 
+/*
+ * The files of the kernel's pseudo file systems pass for regular, but
+ * reading some takes what they hold from their readers (/proc/kmsg, the
+ * kernel's log; tracefs's trace_pipe): /proc/self/status stands for them.
+ */
+TEST(hostile_paths, a_kernel_file_in_the_maps_is_not_read)
+{
+	char *btr = craft("proc.btr", "/bin/true", "/proc/self/status");
+
+	views_pass_over(btr, "/proc/self/status");
+	unlink(btr);
+	free(btr);
+}
+
 /* No byte of @s is a control character but the newlines ending lines. */
 static bool plain_lines(const char *s)
 {
