@@ -51,6 +51,8 @@ int open_trace(const char *path, bool incomplete_ok, struct bts_trace **out);
 const char *shown(const char *name);
 /* A message with its control characters escaped, without quotes. */
 const char *shown_msg(const char *msg);
+/* A line of a source file: shown_msg(), but its tabs kept. */
+const char *shown_text(const char *line);
 
 /*
  * setuid-note.c: one line on stderr, "btrace: @cmd: note: ...", when

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Symbols, ranges, gap texts, JSON strings and source lines for the views. */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "btrace.h"
 #include "dump.h"
@@ -177,6 +180,30 @@ void source_cache_free(void)
 	memset(&src, 0, sizeof(src));
 }
 
+/*
+ * @file, opened for reading when it is a regular file.  Its name comes
+ * from debug information, and a relative one is found from the current
+ * directory: a FIFO there would block the view forever in open(), and a
+ * device may act on being opened.
+ */
+static FILE *open_source(const char *file)
+{
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	if (stat(file, &st) || !S_ISREG(st.st_mode))
+		return NULL;
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "re"))) {
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 static void source_load(const char *file)
 {
 	FILE *f;
@@ -185,7 +212,7 @@ static void source_load(const char *file)
 
 	source_cache_free();
 	src.path = strdup(file);
-	f = fopen(file, "re");
+	f = open_source(file);
 	if (!f)
 		return;
 	if (getdelim(&src.text, &len, '\0', f) < 0) {
@@ -216,5 +243,6 @@ const char *source_line(const char *file, int line)
 		source_load(file);
 	if (line < 1 || (size_t)line > src.n)
 		return NULL;
-	return src.lines[line - 1];
+	/* A source file is text like any other: no escape sequence passes. */
+	return shown_text(src.lines[line - 1]);
 }

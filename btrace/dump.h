@@ -102,7 +102,11 @@ void dump_branch_text(struct bts_symbolizer *sym, uint64_t index,
 void dump_branch_json(struct bts_symbolizer *sym, pid_t tid, uint64_t index,
 		      const struct ptbts_record *rec, int kind);
 
-/* Where the source lines come from for --source. */
+/*
+ * Where the source lines come from for --source: line @line of @file, its
+ * control characters escaped (shown_text()); NULL when @file is not a
+ * readable regular file or has no such line.
+ */
 const char *source_line(const char *file, int line);
 void source_cache_free(void);
 

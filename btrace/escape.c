@@ -6,7 +6,8 @@
  * shows paths (core.quotePath), a name that needs it is shown quoted, with
  * C escapes for the control characters, '"' and '\', and \ooo for bytes
  * that are no well-formed UTF-8 (or are C1 controls); messages get the
- * escapes without the quotes.  JSON output escapes for itself.
+ * escapes without the quotes, and the lines of source files shown beside
+ * instructions keep their tabs too.  JSON output escapes for itself.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -58,8 +59,10 @@ static char c_escape(unsigned char c)
 	return p ? to[p - from] : 0;
 }
 
+enum mode { NAME, MESSAGE, TEXT };
+
 /* Whether the character at @s is escaped; its length in *n. */
-static bool escaped(const unsigned char *s, bool quote, size_t *n)
+static bool escaped(const unsigned char *s, enum mode mode, size_t *n)
 {
 	*n = 1;
 	if (*s >= 0x80) {
@@ -70,26 +73,29 @@ static bool escaped(const unsigned char *s, bool quote, size_t *n)
 		*n = len;
 		return false;
 	}
-	return *s < 0x20 || *s == 0x7f || (quote && (*s == '"' || *s == '\\'));
+	if (*s == '\t' && mode == TEXT)
+		return false;
+	return *s < 0x20 || *s == 0x7f || (mode == NAME && (*s == '"' || *s == '\\'));
 }
 
-static bool plain(const unsigned char *s, bool quote)
+static bool plain(const unsigned char *s, enum mode mode)
 {
 	for (size_t n; *s; s += n)
-		if (escaped(s, quote, &n))
+		if (escaped(s, mode, &n))
 			return false;
 	return true;
 }
 
 /* @str escaped into a string of a ring of buffers (valid for a few calls). */
-static const char *escape(const char *str, bool quote)
+static const char *escape(const char *str, enum mode mode)
 {
+	bool quote = mode == NAME;
 	static char *ring[4];
 	static unsigned int next;
 	const unsigned char *s = (const unsigned char *)str;
 	char *out, *o;
 
-	if (!str || plain(s, quote))
+	if (!str || plain(s, mode))
 		return str;
 	/* At most 4 bytes ("\ooo") for each, the quotes and the NUL. */
 	out = malloc(4 * strlen(str) + 3);
@@ -99,7 +105,7 @@ static const char *escape(const char *str, bool quote)
 	if (quote)
 		*o++ = '"';
 	for (size_t n; *s; s += n) {
-		if (!escaped(s, quote, &n)) {
+		if (!escaped(s, mode, &n)) {
 			memcpy(o, s, n);
 			o += n;
 		} else if (c_escape(*s)) {
@@ -119,10 +125,15 @@ static const char *escape(const char *str, bool quote)
 
 const char *shown(const char *name)
 {
-	return escape(name, true);
+	return escape(name, NAME);
 }
 
 const char *shown_msg(const char *msg)
 {
-	return escape(msg, false);
+	return escape(msg, MESSAGE);
+}
+
+const char *shown_text(const char *line)
+{
+	return escape(line, TEXT);
 }

@@ -3,7 +3,8 @@
  * Traces are input like any other: crafted traces whose maps name what is
  * not a regular file.  A FIFO would block every view forever in open(),
  * and a device may act on being opened; each view says the file is not a
- * regular file and goes on without it.
+ * regular file and goes on without it.  Names from a trace, and the source
+ * files its debug information names, are shown escaped.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -219,4 +220,63 @@ TEST(hostile_paths, names_are_escaped_in_libraries_and_folded_stacks)
 	free(btr);
 	free(code);
 	free(script);
+}
+
+/* Every line of @path: an escape sequence that clears the screen. */
+static void write_clearing_lines(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	ASSERT_TRUE(f != NULL);
+	for (int i = 0; i < 200; i++)
+		fputs("\033[2J\tline\n", f);
+	ASSERT_EQ(fclose(f), 0);
+}
+
+/*
+ * Source files are named by debug information, relative ones from the
+ * current directory: Debian's libc names ../sysdeps/unix/sysv/linux/_exit.c,
+ * where every program ends.  From DIR/sub that is DIR/sysdeps/..., which
+ * anyone who may write to DIR (/tmp) can make: a FIFO there blocks no
+ * view, and a file there shows its escape sequences escaped.
+ */
+TEST(hostile_paths, source_files_are_opened_only_if_regular_and_shown_escaped)
+{
+	char *btr = harness_path(harness_tmpdir(), "true.btr");
+	char *sub = harness_path(harness_tmpdir(), "sub");
+	char *dir = harness_path(harness_tmpdir(), "sysdeps/unix/sysv/linux");
+	char *src = harness_path(dir, "_exit.c");
+	char *mkdirs[] = { "/bin/mkdir", "-p", dir, sub, NULL };
+	const char *where = "\n../sysdeps/unix/sysv/linux/_exit.c:";
+	struct harness_cmd cmd;
+	char cwd[4096];
+
+	ASSERT_EQ(harness_btrace(&cmd, 60, "record", "-o", btr, "--", "/bin/true", NULL), 0);
+	harness_cmd_free(&cmd);
+	ASSERT_EQ(harness_run(mkdirs, 10, &cmd), 0);
+	harness_cmd_free(&cmd);
+	unlink(src);
+	ASSERT_EQ(mkfifo(src, 0600), 0);
+	ASSERT_TRUE(getcwd(cwd, sizeof(cwd)) != NULL);
+	ASSERT_EQ(chdir(sub), 0);
+	EXPECT_EQ(harness_btrace(&cmd, 20, "dump", "--insns", "--source", "--last", "3",
+				 btr, NULL), 0);
+	EXPECT_TRUE(strstr(cmd.out, where) != NULL);
+	harness_cmd_free(&cmd);
+
+	ASSERT_EQ(unlink(src), 0);
+	write_clearing_lines(src);
+	EXPECT_EQ(harness_btrace(&cmd, 20, "dump", "--insns", "--source", "--last", "3",
+				 btr, NULL), 0);
+	EXPECT_TRUE(strstr(cmd.out, where) != NULL);
+	EXPECT_TRUE(plain_lines(cmd.out));
+	EXPECT_TRUE(strstr(cmd.out, "\t\\033[2J\tline\n") != NULL);
+	harness_cmd_free(&cmd);
+	ASSERT_EQ(chdir(cwd), 0);
+	unlink(src);
+	unlink(btr);
+	free(btr);
+	free(sub);
+	free(dir);
+	free(src);
 }
