@@ -90,6 +90,11 @@ int kt_klog_bad(void);
 
 /* @s written to @path (a sysfs or proc file): 0 or -errno. */
 int kt_write_file(const char *path, const char *s);
+/*
+ * Every task but the caller frozen as for a suspend, then thawed: 0, or
+ * -errno (-EBUSY: a task could not be frozen).
+ */
+int kt_freeze_all(void);
 /* Lines of @s that start with @prefix. */
 size_t kt_count_lines(const char *s, const char *prefix);
 /*

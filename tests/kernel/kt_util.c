@@ -401,6 +401,31 @@ int kt_write_file(const char *path, const char *s)
 	return n == (ssize_t)strlen(s) ? 0 : -errno;
 }
 
+/*
+ * The suspend's freezer without the suspend: /sys/power/pm_test "freezer"
+ * stops a suspend to idle right after every task was frozen, and thaws
+ * them.  The write fails (EBUSY) when a task could not be frozen within
+ * the kernel's freeze timeout.  pm_test and its delay are put back.
+ */
+int kt_freeze_all(void)
+{
+	static const char delay[] = "/sys/module/suspend/parameters/pm_test_delay";
+	char old[32];
+	int err;
+
+	err = kt_read_line(delay, old, sizeof(old));
+	if (!err)
+		err = kt_write_file(delay, "0");
+	if (err)
+		return err;
+	err = kt_write_file("/sys/power/pm_test", "freezer");
+	if (!err)
+		err = kt_write_file("/sys/power/state", "freeze");
+	kt_write_file("/sys/power/pm_test", "none");
+	kt_write_file(delay, old);
+	return err;
+}
+
 size_t kt_count_lines(const char *s, const char *prefix)
 {
 	size_t n = 0, len = strlen(prefix);

@@ -2,8 +2,9 @@
 /*
  * A BLOCK-mode thread that waits for room stays stoppable: PTRACE_INTERRUPT
  * or a SIGSTOP stops it while it waits (a tracer that waits for that stop before it
- * ACKs must not deadlock), and after the ACK it goes on with every record
- * written once, in order.
+ * ACKs must not deadlock), and the freezer of a suspend freezes it there
+ * (a tracer cannot hold up a suspend).  After the ACK it goes on with
+ * every record written once, in order.
  */
 #include <errno.h>
 #include <signal.h>
@@ -43,9 +44,10 @@ static void consume(struct consumer *c, uint64_t count)
 /*
  * Stops the thread while it waits for room, by PTRACE_INTERRUPT (@sig 0)
  * or by @sig (its signal-delivery stop; the signal is then suppressed),
- * and takes every record of the run after the ACK.
+ * or, with @freeze, freezes and thaws every task instead, and takes every
+ * record of the run after the ACK.
  */
-static void stop_while_waiting(int sig)
+static void stop_while_waiting(int sig, bool freeze)
 {
 	const long iters = 1000;
 	struct ptbts_record *want = calloc(3 * iters, sizeof(*want));
@@ -75,28 +77,36 @@ static void stop_while_waiting(int sig)
 	/* Let it reach its wait: its next record finds no room. */
 	usleep(100000);
 
-	if (sig)
-		ASSERT_EQ(kill(pid, sig), 0);
-	else
-		ASSERT_EQ(ptrace(PTRACE_INTERRUPT, pid, 0, 0), 0);
-	status = kt_stop_within(pid);
-	if (status == -1) {
-		/* It never stopped: free it, so that the test can end. */
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, __WALL);
-		close(fd);
-		free(want);
+	if (freeze) {
+		/* Frozen where it waits, thawed: still waiting, not stopped. */
+		EXPECT_EQ(kt_freeze_all(), 0);
+		ASSERT_EQ(kt_status(fd, pid, &st), 0);
+		EXPECT_EQ(st.state, (unsigned)PTBTS_STATE_RUNNING);
+		EXPECT_EQ(kt_count(&st, KT_PAGE), (uint64_t)SLOTS);
+	} else {
+		if (sig)
+			ASSERT_EQ(kill(pid, sig), 0);
+		else
+			ASSERT_EQ(ptrace(PTRACE_INTERRUPT, pid, 0, 0), 0);
+		status = kt_stop_within(pid);
+		if (status == -1) {
+			/* It never stopped: free it, so that the test can end. */
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, __WALL);
+			close(fd);
+			free(want);
+		}
+		ASSERT_NE(status, -1);
+		EXPECT_TRUE(WIFSTOPPED(status));
+		EXPECT_EQ(status >> 16, sig ? 0 : PTRACE_EVENT_STOP);
+		if (sig)
+			EXPECT_EQ(WSTOPSIG(status), sig);
+		ASSERT_EQ(kt_status(fd, pid, &st), 0);
+		EXPECT_EQ(st.state, (unsigned)PTBTS_STATE_STOPPED);
+		EXPECT_EQ(kt_count(&st, KT_PAGE), (uint64_t)SLOTS);	/* no more */
 	}
-	ASSERT_NE(status, -1);
-	EXPECT_TRUE(WIFSTOPPED(status));
-	EXPECT_EQ(status >> 16, sig ? 0 : PTRACE_EVENT_STOP);
-	if (sig)
-		EXPECT_EQ(WSTOPSIG(status), sig);
-	ASSERT_EQ(kt_status(fd, pid, &st), 0);
-	EXPECT_EQ(st.state, (unsigned)PTBTS_STATE_STOPPED);
-	EXPECT_EQ(kt_count(&st, KT_PAGE), (uint64_t)SLOTS);	/* no more */
 
-	/* ACK in the stop, resume, and take everything to the end. */
+	/* ACK (in the stop, or running), and take everything to the end. */
 	while (st.state != PTBTS_STATE_EXITED) {
 		consume(&c, kt_count(&st, KT_PAGE));
 		ASSERT_EQ(kt_ack(fd, pid, c.tail), 0);
@@ -120,10 +130,19 @@ static void stop_while_waiting(int sig)
 
 TEST(block_stop, interrupt_while_waiting_for_room)
 {
-	stop_while_waiting(0);
+	stop_while_waiting(0, false);
 }
 
 TEST(block_stop, sigstop_while_waiting_for_room)
 {
-	stop_while_waiting(SIGSTOP);
+	stop_while_waiting(SIGSTOP, false);
+}
+
+/*
+ * A suspend freezes every task; a thread that waited for room in a sleep
+ * the freezer cannot enter (a killable one) failed the freeze (EBUSY).
+ */
+TEST(block_stop, frozen_while_waiting_for_room)
+{
+	stop_while_waiting(0, true);
 }

@@ -3,7 +3,8 @@
  * kmod-bts on the virtual CPU: a BLOCK-mode thread that waits for room
  * stays stoppable.  PTRACE_INTERRUPT or a SIGSTOP stops it while it
  * waits (a tracer that waits for that stop before it ACKs must not
- * deadlock), and after the ACK it runs to its end, every loss marked.
+ * deadlock), the freezer of a suspend freezes it there, and after the
+ * ACK it runs to its end, every loss marked.
  * Resumed before the ACK, it goes back to user mode with its records
  * held back: it must wait again at once, losing no user branch.
  */
@@ -80,11 +81,12 @@ static bool sleeps_within(pid_t pid)
 }
 
 /*
- * @sig (0: PTRACE_INTERRUPT) stops the thread while it waits for room.
+ * @sig (0: PTRACE_INTERRUPT) stops the thread while it waits for room;
+ * with @freeze, every task is frozen and thawed instead.
  * @ack_late: the tracer resumes it first and ACKs only once it waits
  * again, so that it goes back to user mode with nothing acknowledged.
  */
-static void bts_stop_while_waiting(int sig, bool ack_late)
+static void bts_stop_while_waiting(int sig, bool freeze, bool ack_late)
 {
 	static struct ptbts_record want[4 * 3000];
 	struct ptbts_status st;
@@ -111,23 +113,30 @@ static void bts_stop_while_waiting(int sig, bool ack_late)
 	EXPECT_EQ(st.state, (unsigned)PTBTS_STATE_RUNNING);
 	usleep(100000);
 
-	if (sig)
-		ASSERT_EQ(kill(r.pid, sig), 0);
-	else
-		ASSERT_EQ(ptrace(PTRACE_INTERRUPT, r.pid, 0, 0), 0);
-	status = kt_stop_within(r.pid);
-	if (status == -1) {
-		/* It never stopped: free it, so that the test can end. */
-		kill(r.pid, SIGKILL);
-		waitpid(r.pid, NULL, __WALL);
+	if (freeze) {
+		/* Frozen where it waits, thawed: still waiting, not stopped. */
+		EXPECT_EQ(kt_freeze_all(), 0);
+		ASSERT_EQ(kt_status(r.fd, r.pid, &st), 0);
+		EXPECT_EQ(st.state, (unsigned)PTBTS_STATE_RUNNING);
+	} else {
+		if (sig)
+			ASSERT_EQ(kill(r.pid, sig), 0);
+		else
+			ASSERT_EQ(ptrace(PTRACE_INTERRUPT, r.pid, 0, 0), 0);
+		status = kt_stop_within(r.pid);
+		if (status == -1) {
+			/* It never stopped: free it, so that the test can end. */
+			kill(r.pid, SIGKILL);
+			waitpid(r.pid, NULL, __WALL);
+		}
+		ASSERT_NE(status, -1);
+		EXPECT_TRUE(WIFSTOPPED(status));
+		EXPECT_EQ(status >> 16, sig ? 0 : PTRACE_EVENT_STOP);
+		if (sig)
+			EXPECT_EQ(WSTOPSIG(status), sig);
+		ASSERT_EQ(kt_status(r.fd, r.pid, &st), 0);
+		EXPECT_EQ(st.state, (unsigned)PTBTS_STATE_STOPPED);
 	}
-	ASSERT_NE(status, -1);
-	EXPECT_TRUE(WIFSTOPPED(status));
-	EXPECT_EQ(status >> 16, sig ? 0 : PTRACE_EVENT_STOP);
-	if (sig)
-		EXPECT_EQ(WSTOPSIG(status), sig);
-	ASSERT_EQ(kt_status(r.fd, r.pid, &st), 0);
-	EXPECT_EQ(st.state, (unsigned)PTBTS_STATE_STOPPED);
 
 	if (ack_late) {
 		ASSERT_EQ(ptrace(PTRACE_CONT, r.pid, 0, 0), 0);
@@ -158,12 +167,21 @@ static void bts_stop_while_waiting(int sig, bool ack_late)
 
 KT_GUARDED_TEST(vcpu, kmod_bts_block_interrupt_while_waiting_for_room)
 {
-	bts_stop_while_waiting(0, false);
+	bts_stop_while_waiting(0, false, false);
 }
 
 KT_GUARDED_TEST(vcpu, kmod_bts_block_sigstop_while_waiting_for_room)
 {
-	bts_stop_while_waiting(SIGSTOP, false);
+	bts_stop_while_waiting(SIGSTOP, false, false);
+}
+
+/*
+ * A suspend freezes every task; a thread that waited for room in a sleep
+ * the freezer cannot enter (a killable one) failed the freeze (EBUSY).
+ */
+KT_GUARDED_TEST(vcpu, kmod_bts_block_frozen_while_waiting_for_room)
+{
+	bts_stop_while_waiting(0, true, false);
 }
 
 /*
@@ -173,5 +191,5 @@ KT_GUARDED_TEST(vcpu, kmod_bts_block_sigstop_while_waiting_for_room)
  */
 KT_GUARDED_TEST(vcpu, kmod_bts_block_resumed_without_room_loses_no_branch)
 {
-	bts_stop_while_waiting(0, true);
+	bts_stop_while_waiting(0, false, true);
 }
