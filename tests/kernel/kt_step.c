@@ -164,6 +164,13 @@ int kt_run_start_source(struct kt_run *r, void (*fn)(long), long arg,
 		return -ENOMEM;
 	c = kt_step_config(r->pid, r->buf, size, mode, wakeup);
 	c.source = source;
+	if (source == PTBTS_SOURCE_KMOD_PEBS) {
+		r->buf2 = kt_map(size);
+		if (!r->buf2)
+			return -ENOMEM;
+		c.buffer2 = (uintptr_t)r->buf2;
+		c.buffer2_size = size;
+	}
 	return (int)kt_ioctl(r->fd, PTBTS_IOC_ATTACH, &c);
 }
 
@@ -182,6 +189,8 @@ void kt_run_end(struct kt_run *r)
 	r->fd = -1;
 	kt_unmap(r->buf, r->size);
 	r->buf = NULL;
+	kt_unmap(r->buf2, r->size);
+	r->buf2 = NULL;
 }
 
 const struct ptbts_record *kt_run_recs(const struct kt_run *r)

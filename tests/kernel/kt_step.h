@@ -81,6 +81,7 @@ struct kt_run {
 	pid_t pid;
 	int fd;
 	void *buf;
+	void *buf2;	/* kmod-pebs's PEBS region, of the same size */
 	uint64_t size;
 	struct ptbts_status st;
 };
@@ -88,7 +89,10 @@ struct kt_run {
 /* Starts it with a buffer of @size bytes; 0 or -errno (of ATTACH). */
 int kt_run_start(struct kt_run *r, void (*fn)(long), long arg, uint64_t size,
 		 uint32_t mode, uint64_t wakeup);
-/* The same with another source of the module (kmod-bts). */
+/*
+ * The same with another source of the module (kmod-bts; kmod-pebs, with
+ * a PEBS region of @size bytes too).
+ */
 int kt_run_start_source(struct kt_run *r, void (*fn)(long), long arg,
 			uint64_t size, uint32_t mode, uint64_t wakeup,
 			uint32_t source);

@@ -17,6 +17,7 @@
 #include "harness.h"
 #include "kt.h"
 #include "kt_guard.h"
+#include "kt_hw.h"
 #include "kt_step.h"
 
 #define SIZE	(64 * KT_PAGE)
@@ -179,21 +180,26 @@ TEST(link, setuid_exec_ends_recording)
 }
 
 /*
- * The same with the CPU recording (kmod-bts, on the virtual CPU of make
- * test-vcpu only): the exec into the setuid program ends the slice where
- * it stands, and the final GAP marker follows the last record, the execve
- * entry into the kernel: not one user branch of the new image reaches the
- * tracer's pages.
+ * The same with the CPU recording (kmod-bts and kmod-pebs, on the virtual
+ * CPU of make test-vcpu only): the exec into the setuid program ends the
+ * slice where it stands, and the final GAP marker follows the last record,
+ * the execve entry into the kernel: not one user branch of the new image
+ * reaches the tracer's pages.
  */
-KT_GUARDED_TEST(vcpu, kmod_bts_setuid_exec_ends_recording)
+static void hw_setuid_exec_ends(uint32_t source)
 {
 	const struct ptbts_record *execve;
 	struct kt_run r;
 	uint64_t count;
-	int ws;
+	int ws, wd = 0;
 
+	/* kmod-pebs needs the counters that the NMI watchdog holds. */
+	if (source == PTBTS_SOURCE_KMOD_PEBS) {
+		wd = kt_watchdog_set("0");
+		ASSERT_GE(wd, 0);
+	}
 	ASSERT_EQ(kt_run_start_source(&r, suid_child, 0, SIZE, PTBTS_MODE_STOP,
-				      0, PTBTS_SOURCE_KMOD_BTS), 0);
+				      0, source), 0);
 	ws = kt_run_finish(&r);
 	EXPECT_TRUE(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
 	EXPECT_EQ(r.st.state, (uint32_t)PTBTS_STATE_DETACHED);
@@ -208,5 +214,17 @@ KT_GUARDED_TEST(vcpu, kmod_bts_setuid_exec_ends_recording)
 	EXPECT_LT(execve->from, 1ull << 47);	/* from the old image, */
 	EXPECT_GE(execve->to, 1ull << 63);	/* into the kernel: execve */
 	kt_run_end(&r);
+	if (wd > 0)
+		kt_watchdog_set("1");
 	EXPECT_EQ(kt_pinned(), 0);
+}
+
+KT_GUARDED_TEST(vcpu, kmod_bts_setuid_exec_ends_recording)
+{
+	hw_setuid_exec_ends(PTBTS_SOURCE_KMOD_BTS);
+}
+
+KT_GUARDED_TEST(vcpu, kmod_pebs_setuid_exec_ends_recording)
+{
+	hw_setuid_exec_ends(PTBTS_SOURCE_KMOD_PEBS);
 }

@@ -361,3 +361,8 @@ KT_GUARDED_TEST(vcpu, kmod_pebs_no_record_after_tracer_exit)
 {
 	tracer_ends_link(PTBTS_SOURCE_KMOD_PEBS, false);
 }
+
+KT_GUARDED_TEST(vcpu, kmod_pebs_no_record_after_tracer_exec)
+{
+	tracer_ends_link(PTBTS_SOURCE_KMOD_PEBS, true);
+}
