@@ -17,9 +17,11 @@
  * refuses kmod-pebs there.
  */
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -265,4 +267,56 @@ KT_GUARDED_TEST(vcpu, kmod_pebs_near_taken_exact)
 KT_GUARDED_TEST(vcpu, kmod_pebs_ring_under_threshold_pmis)
 {
 	pebs_exact(300, PTBTS_PEBS_EVENT_BRANCHES, 1, 4 * KT_PAGE);
+}
+
+/* A hardware event of perf's counting this process's instructions. */
+static int perf_hw_event(void)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.exclude_kernel = 1;
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+}
+
+/*
+ * kmod-pebs holds counter 0 through the kernel's reservation, which perf
+ * goes through before its first hardware event: while an attachment
+ * lives, perf creates none (EBUSY), so that nothing else programs the
+ * counter or drains the PEBS buffer.  Once the last one is released
+ * (after its thread is gone: 10 s at most), perf has the counters back.
+ */
+KT_GUARDED_TEST(vcpu, kmod_pebs_keeps_perf_off_its_counter)
+{
+	int wd = kt_watchdog_set("0"), fd, err, ws, i;
+	struct kt_run r;
+
+	ASSERT_GE(wd, 0);
+	ASSERT_EQ(kt_run_start_source(&r, kt_seq_loop, 100, 16 * KT_PAGE,
+				      PTBTS_MODE_RING, 0,
+				      PTBTS_SOURCE_KMOD_PEBS), 0);
+	fd = perf_hw_event();
+	err = errno;
+	EXPECT_EQ(fd, -1);
+	EXPECT_EQ(err, EBUSY);
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+	ws = kt_run_finish(&r);
+	EXPECT_TRUE(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+	kt_run_end(&r);
+	EXPECT_EQ(kt_pinned(), 0);
+	for (i = 0; i < 1000 && fd < 0; i++) {
+		fd = perf_hw_event();
+		if (fd < 0)
+			usleep(10000);
+	}
+	EXPECT_GE(fd, 0);
+	if (fd >= 0)
+		close(fd);
+	if (wd)
+		kt_watchdog_set("1");
 }
