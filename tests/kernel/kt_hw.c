@@ -148,3 +148,16 @@ int kt_watchdog_set(const char *val)
 	close(fd);
 	return old[0] == '1';
 }
+
+int kt_perf_counter(pid_t pid, uint32_t type, uint64_t config)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = type;
+	a.config = config;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	return (int)syscall(SYS_perf_event_open, &a, pid, -1, -1, 0);
+}

@@ -31,6 +31,12 @@ size_t kt_intel_bts_read(const struct kt_intel_bts *b,
 			 struct ptbts_record *out, size_t max);
 void kt_intel_bts_close(struct kt_intel_bts *b);
 
+/*
+ * A perf counter of @pid's (0: the caller) on any CPU, user mode only:
+ * its fd, or -1 with errno set.
+ */
+int kt_perf_counter(pid_t pid, uint32_t type, uint64_t config);
+
 /* Whether /proc/cpuinfo's flags list @flag. */
 bool kt_cpuinfo_has(const char *flag);
 

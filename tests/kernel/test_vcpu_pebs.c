@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -269,17 +268,11 @@ KT_GUARDED_TEST(vcpu, kmod_pebs_ring_under_threshold_pmis)
 	pebs_exact(300, PTBTS_PEBS_EVENT_BRANCHES, 1, 4 * KT_PAGE);
 }
 
-/* A hardware event of perf's counting this process's instructions. */
+/* A hardware event of perf's, counting this process's instructions. */
 static int perf_hw_event(void)
 {
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_HARDWARE;
-	a.config = PERF_COUNT_HW_INSTRUCTIONS;
-	a.exclude_kernel = 1;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	return kt_perf_counter(0, PERF_TYPE_HARDWARE,
+			       PERF_COUNT_HW_INSTRUCTIONS);
 }
 
 /*

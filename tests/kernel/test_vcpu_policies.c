@@ -25,13 +25,13 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "kt.h"
 #include "kt_guard.h"
+#include "kt_hw.h"
 #include "kt_step.h"
 
 #define REC		sizeof(struct ptbts_record)
@@ -46,20 +46,6 @@ static bool kernel_addr(uint64_t a)
 static uint64_t exit_syscall(void)
 {
 	return KT_ADDR(kt_loop_jnz) + 2 + 5 + 5;
-}
-
-/* A user-mode-only counter of @pid's. */
-static int count_open(pid_t pid, uint32_t type, uint64_t config)
-{
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = type;
-	a.config = config;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &a, pid, -1, -1, 0);
 }
 
 static uint64_t count_read(int fd)
@@ -88,8 +74,8 @@ KT_GUARDED_TEST(vcpu, kmod_bts_stop_counts_exactly_what_was_lost)
 	ASSERT_EQ(kt_run_start_source(&r, kt_seq_loop, iters, KT_PAGE,
 				      PTBTS_MODE_STOP, 0,
 				      PTBTS_SOURCE_KMOD_BTS), 0);
-	irq_fd = count_open(r.pid, PERF_TYPE_RAW, HW_INTERRUPTS);
-	pf_fd = count_open(r.pid, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
+	irq_fd = kt_perf_counter(r.pid, PERF_TYPE_RAW, HW_INTERRUPTS);
+	pf_fd = kt_perf_counter(r.pid, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
 	ASSERT_GE(irq_fd, 0);
 	ASSERT_GE(pf_fd, 0);
 	st = kt_run_finish(&r);
