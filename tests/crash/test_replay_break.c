@@ -5,6 +5,7 @@
  * reverse-step into calls, bt N, info breakpoints and sharedlibrary, on
  * replay-steps (main -> outer -> inner twice, then strlen).
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,6 +243,54 @@ TEST(replay_break, bad_breakpoints)
 			     rp.err, bad[i].err);
 		harness_cmd_free(&rp);
 	}
+	harness_cmd_free(&rec);
+	free(btr);
+}
+
+/* @text holds @word where a word starts (after a space), followed by @end. */
+static bool has_word(const char *text, const char *word, const char *end)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = strstr(text, word); p; p = strstr(p + 1, word))
+		if (p > text && p[-1] == ' ' && strchr(end, p[n]))
+			return true;
+	return false;
+}
+
+/*
+ * replay --help names every command of the prompt's own list ("help"),
+ * with the arguments it takes.
+ */
+TEST(replay_break, help_names_every_prompt_command)
+{
+	struct harness_cmd rec, rp, help;
+	char *btr = rp_record("replay-steps", 0, &rec);
+	const char *args[] = { "replay", "--help", NULL };
+	size_t n = 0;
+
+	rp_replay(btr, "help\n", 0, &rp);
+	rp_btrace(args, 0, &help);
+	for (const char *l = strstr(rp.out, "\n  "); l; l = strstr(l + 1, "\n  ")) {
+		char name[32], arg[64], head[100];
+		int got = sscanf(l + 3, "%31s %63s", name, arg);
+
+		/* Not a command: a continued text, the closing sentence. */
+		if (got < 1 || l[3] == ' ' || !islower((unsigned char)name[0]))
+			continue;
+		/* ARGS: "[N]", "N|begin|end", "FUNC|...": not the text's first word. */
+		if (got == 2 && (arg[0] == '[' || isupper((unsigned char)arg[0]) ||
+				 strchr(arg, '|')))
+			snprintf(head, sizeof(head), "%s %s", name, arg);
+		else
+			snprintf(head, sizeof(head), "%s", name);
+		if (!has_word(help.out, head, " ,\n"))
+			FAIL("replay --help does not name \"%s\":\n%s", head, help.out);
+		n++;
+	}
+	EXPECT_GT(n, (size_t)20);
+	harness_cmd_free(&help);
+	harness_cmd_free(&rp);
 	harness_cmd_free(&rec);
 	free(btr);
 }
