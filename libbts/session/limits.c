@@ -71,6 +71,12 @@ size_t bts_limits_take(struct bts_session *s, size_t n)
 	return n;
 }
 
+void bts_limits_passed(struct bts_session *s)
+{
+	if (s->max_records)
+		cut(s, BTS_CUT_MAX_SIZE);
+}
+
 bool bts_limits_record(struct bts_session *s)
 {
 	return bts_limits_take(s, 1) == 1;

@@ -247,6 +247,11 @@ void bts_limits_check(struct bts_session *s);
  * the bound, the recording is cut.
  */
 size_t bts_limits_take(struct bts_session *s, size_t n);
+/*
+ * The producer says the size bound was passed, though fewer records came
+ * (STOP mode dropped the one past it): the recording is cut.
+ */
+void bts_limits_passed(struct bts_session *s);
 
 /* session_threads.c */
 struct bts_thread *bts_thread_find(struct bts_session *s, pid_t tid);

@@ -90,14 +90,15 @@ TEST(limits, a_program_that_ends_first_is_not_cut)
 }
 
 /*
- * Thirty recordings of limits-write cut by OPT VAL: each one kills the
- * program at the cut (137), and none lets it run on to create its file.
+ * Thirty recordings of limits-write by SOURCE, cut by OPT VAL: each one
+ * kills the program at the cut (137), and none lets it run on to create
+ * its file.
  */
-static void expect_killed_at_cut(const char *opt, const char *val,
-				 const char *loops)
+static void expect_killed_at_cut(const char *source, const char *opt,
+				 const char *val, const char *loops)
 {
 	char *file = harness_path(harness_tmpdir(), "limits-write.out");
-	const char *opts[] = { opt, val, NULL };
+	const char *opts[] = { "--source", source, opt, val, NULL };
 	int survived = 0;
 
 	ASSERT_EQ(setenv("LIMITS_FILE", file, 1), 0);
@@ -123,12 +124,55 @@ static void expect_killed_at_cut(const char *opt, const char *val,
 
 TEST(limits, max_size_kills_the_program_at_the_cut)
 {
-	expect_killed_at_cut("--max-size", "1K", "0");
+	expect_killed_at_cut("ptrace-step", "--max-size", "1K", "0");
 }
 
 TEST(limits, duration_kills_the_program_at_the_cut)
 {
-	expect_killed_at_cut("--duration", "0.05", "20000");
+	expect_killed_at_cut("ptrace-step", "--duration", "0.05", "20000");
+}
+
+/*
+ * Under QEMU the plugin writes the records while the program runs on:
+ * it must stop at the record past the bound, in every mode, until btrace
+ * has seen it and killed the program.
+ */
+TEST(limits, qemu_user_max_size_kills_the_program_at_the_cut)
+{
+	expect_killed_at_cut("qemu-user", "--max-size", "1K", "0");
+}
+
+/* In ring mode too, where btrace reads nothing before the end otherwise. */
+TEST(limits, qemu_user_max_size_kills_in_ring_mode)
+{
+	const char *opts[] = { "--source", "qemu-user", "--mode", "ring",
+			       "--max-size", "1K", NULL };
+	char *file = harness_path(harness_tmpdir(), "limits-write.out");
+	struct harness_cmd cmd;
+	struct raw_dump d;
+	char *btr;
+
+	ASSERT_EQ(setenv("LIMITS_FILE", file, 1), 0);
+	unlink(file);
+	btr = raw_record("limits-write", opts, 137, &cmd);
+	unsetenv("LIMITS_FILE");
+	EXPECT_EQ(access(file, F_OK), -1);
+	if (!strstr(cmd.err, "; cut at --max-size"))
+		FAIL("not cut at --max-size:\n%s", cmd.err);
+	raw_dump_load(btr, &d);
+	EXPECT_EQ(total_records(&d), (size_t)(1024 / 24));
+	raw_dump_free(&d);
+	harness_cmd_free(&cmd);
+	unlink(btr);
+	unlink(file);
+	free(btr);
+	free(file);
+}
+
+/* Cut before QEMU even loaded the plugin: a cut, not a refusal. */
+TEST(limits, qemu_user_duration_kills_the_program_at_the_cut)
+{
+	expect_killed_at_cut("qemu-user", "--duration", "0.05", "20000");
 }
 
 /* btrace record OPT VAL -- speed-spin: exit 125, one error line, no file. */

@@ -423,6 +423,39 @@ TEST(qemu_user, fork_followed_exec_marked)
 /* ------------------------------------------------------------- STOP mode */
 
 /*
+ * STOP mode with a size bound smaller than what the workers make: the
+ * record past the bound may be one the plugin dropped (the rings are
+ * full), yet the recording is cut there and the program killed, not left
+ * waiting for a record that never comes.
+ */
+TEST(qemu_user, stop_mode_is_cut_at_max_size)
+{
+	char *prog = PROG_PATH("static-qemu"), *out = harness_path(harness_tmpdir(),
+								   "stop-cut.btr");
+	char *argv[] = { prog, "threads", NULL };
+	BTS_OPTS(bts_session_opts, o, .source = PTBTS_SOURCE_QEMU_USER,
+		 .mode = PTBTS_MODE_STOP, .buffer_size = 4096, .no_follow = true,
+		 .max_size = 2000 * sizeof(struct ptbts_record));
+	struct bts_session_stats st;
+	struct bts_session *s;
+	struct bts_writer *w;
+
+	ASSERT_EQ(bts_writer_new(out, &w), 0);
+	o.writer = w;
+	ASSERT_EQ(bts_session_new_spawn(argv, &o, &s), 0);
+	EXPECT_EQ(bts_session_run(s), 0);
+	bts_session_stats(s, &st, sizeof(st));
+	bts_session_free(s);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
+	EXPECT_EQ(st.cut, (int)BTS_CUT_MAX_SIZE);
+	EXPECT_LE(st.records, (uint64_t)2000);
+	unlink(out);
+	free(out);
+	free(prog);
+}
+
+/*
  * STOP mode (libbts's, btrace has no option for it), 4 KiB a thread: each
  * worker keeps its oldest 170 records, ptrace-step's first ones, then one
  * LOST marker for the 730 the plugin counted and did not write.

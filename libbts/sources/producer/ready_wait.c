@@ -114,7 +114,7 @@ static void before_report(struct bts_session *s, struct bts_ready_wait *rw,
 /* One poll: 0, or -1 with errno. */
 static int wait_once(struct bts_session *s, struct bts_ready_wait *rw)
 {
-	bool block = s->mode == PTBTS_MODE_BLOCK;
+	bool block = s->mode == PTBTS_MODE_BLOCK || rw->any_mode;
 	struct pollfd pfd[2];
 	int r, timeout, kfd = -1;
 	nfds_t n = 0;

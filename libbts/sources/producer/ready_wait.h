@@ -32,6 +32,7 @@ struct bts_ready_wait {
 	bool masked;		/* SIGCHLD blocked by us: @oldmask to restore */
 	sigset_t oldmask;
 	bool quiet;		/* @fd was ready for no record: poll it not */
+	bool any_mode;		/* poll @fd in every mode, not BLOCK's only */
 	/* Called once @fd polled readable, before the records are taken. */
 	void (*ready)(int fd);
 };
@@ -42,8 +43,8 @@ void bts_ready_wait_init(struct bts_ready_wait *rw, int fd,
 /* The signalfd closed, SIGCHLD's mask as it was. */
 void bts_ready_wait_end(struct bts_ready_wait *rw);
 /*
- * waitpid(-1, status, __WALL), taking BLOCK-mode records as they are
- * ready while no report is there.  Returns the tid, or -1 with errno
+ * waitpid(-1, status, __WALL), taking BLOCK-mode records (any mode's
+ * with @any_mode) as they are ready while no report is there.  Returns the tid, or -1 with errno
  * (EINTR: a signal, look at s->stop).
  */
 pid_t bts_ready_wait(struct bts_session *s, struct bts_ready_wait *rw,

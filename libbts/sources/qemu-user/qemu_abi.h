@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #define PTBTS_QU_MAGIC		0x51425450u	/* "PTBQ" */
-#define PTBTS_QU_VERSION	1u
+#define PTBTS_QU_VERSION	2u
 #define PTBTS_QU_DIR_SIZE	65536u
 #define PTBTS_QU_RING_HDR	4096u
 
@@ -66,6 +66,13 @@ struct ptbts_qu_entry {
  * @state:      &enum ptbts_qu_state, the plugin's
  * @guest_base: the plugin's: host address minus guest address of the
  *              guest's code (0 is all the tracer reads maps for)
+ * @budget:     the tracer's: records the guest may make in all (the
+ *              bound of --max-size and the one record past it that shows
+ *              the bound was reached); 0: no bound
+ * @taken:      the producers': records made against @budget, by every
+ *              thread of every process (atomic); the one that makes
+ *              record @budget wakes the tracer, and it and every later
+ *              one waits to be killed
  * @why:        the plugin's reason when @state is %PTBTS_QU_FAILED
  * @entries:    the threads' rings
  */
@@ -77,6 +84,8 @@ struct ptbts_qu_dir {
 	uint32_t state;
 	uint32_t __pad;
 	uint64_t guest_base;
+	uint64_t budget;
+	uint64_t taken;
 	char why[96];
 	struct ptbts_qu_entry entries[];
 };

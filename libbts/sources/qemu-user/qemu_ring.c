@@ -190,12 +190,25 @@ static void broken(struct bts_session *s, struct bts_thread *t)
 	bts_src_write(s, t, &gap, 1);
 }
 
+/*
+ * The plugin made the record past the size bound and waits: every ring
+ * is read whole now, whatever the mode, so that the cut is seen.
+ */
+static bool past_budget(struct bts_session *s)
+{
+	struct bts_qemu *q = bts_qemu_of(s);
+
+	return q->budget &&
+	       __atomic_load_n(&q->dir->taken, __ATOMIC_ACQUIRE) >= q->budget;
+}
+
 int bts_qemu_drain(struct bts_session *s, struct bts_thread *t, bool final)
 {
 	struct bts_qemu_thread *qt = bts_qemu_thr(t);
+	bool past = past_budget(s);
 	uint64_t count, before, lost;
 
-	if (!qt || qt->off || (!final && s->mode != PTBTS_MODE_BLOCK))
+	if (!qt || qt->off || (!final && s->mode != PTBTS_MODE_BLOCK && !past))
 		return 0;
 	bts_proc_enter(s, t->proc);	/* a followed child's maps, if its */
 	write_start(s, t);
@@ -214,10 +227,13 @@ int bts_qemu_drain(struct bts_session *s, struct bts_thread *t, bool final)
 	if (s->mode == PTBTS_MODE_BLOCK && qt->tail != before)
 		ack(qt);
 	lost = __atomic_load_n(&qt->ring->lost, __ATOMIC_RELAXED);
-	if (s->mode == PTBTS_MODE_STOP && final && lost > qt->lost_told) {
+	if (s->mode == PTBTS_MODE_STOP && (final || past) && lost > qt->lost_told) {
 		bts_src_write_lost(s, t, lost - qt->lost_told);
 		qt->lost_told = lost;
 	}
+	/* STOP may have dropped the record past the bound: no waiting for it. */
+	if (past && s->mode == PTBTS_MODE_STOP)
+		bts_limits_passed(s);
 	return qt->tail != before;
 }
 

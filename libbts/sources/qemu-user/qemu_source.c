@@ -184,7 +184,8 @@ static void check_refused(struct bts_session *s)
 	struct bts_qemu *q = bts_qemu_of(s);
 	uint32_t state = __atomic_load_n(&q->dir->state, __ATOMIC_ACQUIRE);
 
-	if (state == PTBTS_QU_READY || q->told)
+	/* A cut kills QEMU wherever it is, maybe before it took the plugin. */
+	if (state == PTBTS_QU_READY || q->told || s->cut)
 		return;
 	q->told = true;
 	q->dir->why[sizeof(q->dir->why) - 1] = '\0';
@@ -202,6 +203,13 @@ static void qemu_attach(struct bts_session *s, struct bts_thread *t)
 		/* QEMU has them: no other child of ours inherits them. */
 		fcntl(q->memfd, F_SETFD, FD_CLOEXEC);
 		fcntl(q->evfd, F_SETFD, FD_CLOEXEC);
+		/*
+		 * --max-size, before the plugin reads it: the plugin stops
+		 * at the record past the bound, and wakes us in every mode.
+		 */
+		q->budget = s->max_records ? s->max_records + 1 : 0;
+		q->dir->budget = q->budget;
+		q->rw.any_mode = q->budget != 0;
 	}
 	/*
 	 * A process's first thread, or a thread started once the plugin

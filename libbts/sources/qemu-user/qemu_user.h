@@ -33,6 +33,7 @@ struct bts_qemu {
 	int evfd;		/* the plugin's wakeups (BLOCK) */
 	struct ptbts_qu_dir *dir;
 	uint64_t end;		/* bytes of the memfd given out */
+	uint64_t budget;	/* the directory's @budget, as given */
 	size_t page;
 	size_t share;		/* BLOCK: at most this much ring (0: any) */
 	struct bts_ready_wait rw;	/* on @evfd */
@@ -74,7 +75,9 @@ void bts_qemu_probe(struct bts_source_info *si);
 void bts_qemu_give(struct bts_session *s, struct bts_thread *t);
 /*
  * The thread's records to the writer (bts_ready_drain_fn): @final, all it
- * holds; otherwise BLOCK mode only, acknowledged.  1 when it read any.
+ * holds; otherwise BLOCK mode only, acknowledged, or all it holds in any
+ * mode once the plugin made the record past --max-size.  1 when it read
+ * any.
  */
 int bts_qemu_drain(struct bts_session *s, struct bts_thread *t, bool final);
 /* The thread leaves: its ring unmapped, its entry dead. */

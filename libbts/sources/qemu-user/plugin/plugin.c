@@ -25,6 +25,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 struct ptbts_qu_dir *pq_dir;
 int pq_memfd = -1, pq_evfd = -1;
 uint32_t pq_mode;
+uint64_t pq_budget;
 
 static __thread struct pq_thread self;
 
@@ -113,6 +114,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	if (pq_memfd < 0 || pq_evfd < 0)
 		return refuse("cannot keep the tracer's descriptors");
 	pq_mode = pq_dir->mode;
+	pq_budget = pq_dir->budget;
 	if (pthread_atfork(NULL, NULL, forked_child))
 		return refuse("cannot watch forks");
 	qemu_plugin_register_vcpu_tb_trans_cb(id, pq_tb_trans);

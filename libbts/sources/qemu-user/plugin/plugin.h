@@ -43,6 +43,7 @@ struct pq_thread {
 extern struct ptbts_qu_dir *pq_dir;
 extern int pq_memfd, pq_evfd;
 extern uint32_t pq_mode;
+extern uint64_t pq_budget;	/* the directory's @budget, read once */
 /* The calling thread's state, its ring looked up on first use. */
 struct pq_thread *pq_self(void);
 /* A guest address as QEMU's own memory (qemu-user: guest_base added). */

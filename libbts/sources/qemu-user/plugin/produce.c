@@ -8,6 +8,11 @@
  *          until it acknowledged some; nothing is lost
  * The tracer is woken (the eventfd) once each time the unread records
  * reach the ring's @wakeup, not per record.
+ *
+ * Under a size bound (@budget of the directory) the record past the bound
+ * is the last one made: its thread wakes the tracer and waits, as does
+ * every thread after it, before the next block runs.  The tracer, seeing
+ * the bound exceeded, kills the program: nothing runs past the cut.
  */
 #include <limits.h>
 #include <linux/futex.h>
@@ -52,10 +57,24 @@ static void wait_room(struct pq_thread *me)
 	__atomic_store_n(&r->waiting, 0, __ATOMIC_RELAXED);
 }
 
+/* Past the size bound: wait for the tracer's SIGKILL. */
+static void __attribute__((noreturn)) wait_cut(void)
+{
+	wake_tracer();
+	for (;;)
+		pause();
+}
+
 void pq_put(struct pq_thread *me, uint64_t from, uint64_t to, int kind)
 {
 	struct ptbts_record *rec;
+	uint64_t n = 0;
 
+	if (pq_budget) {
+		n = __atomic_add_fetch(&pq_dir->taken, 1, __ATOMIC_SEQ_CST);
+		if (n > pq_budget)
+			wait_cut();
+	}
 	if (pq_mode != PTBTS_MODE_RING && unread(me) >= me->nslots) {
 		if (pq_mode == PTBTS_MODE_STOP) {
 			__atomic_store_n(&me->ring->lost, me->ring->lost + 1,
@@ -70,6 +89,8 @@ void pq_put(struct pq_thread *me, uint64_t from, uint64_t to, int kind)
 	rec->flags = PTBTS_MKKIND(kind);
 	me->count++;
 	__atomic_store_n(&me->ring->count, me->count, __ATOMIC_RELEASE);
+	if (pq_budget && n == pq_budget)
+		wait_cut();
 	if (pq_mode == PTBTS_MODE_BLOCK && unread(me) == me->wakeup)
 		wake_tracer();
 }
