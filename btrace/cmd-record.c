@@ -379,7 +379,8 @@ int cmd_record(int argc, char **argv)
 	const struct option opts[] = {
 		OPT_OUTPUT(&o.output),
 		OPT_PID(&o.pid),
-		OPT_SOURCE(&o.source),
+		OPT_SOURCE(&o.source, "auto (default), kmod-bts, kmod-pebs, kmod-step, "
+			   "perf-bts, ptrace-step or qemu-user"),
 		OPT_MODE(&o.mode),
 		OPT_BUFFER(&o.buffer),
 		OPT_FLAG(0, "no-follow", &o.no_follow,

@@ -40,10 +40,9 @@ struct option {
 #define OPT_PID(v)	OPT_CALLBACK('p', "pid", "PID", (v), \
 				     "record the running process PID instead of CMD", \
 				     parse_pid)
-#define OPT_SOURCE(v)	OPT_CALLBACK(0, "source", "NAME", (v), \
-				     "auto (default), kmod-bts, kmod-pebs, kmod-step, perf-bts or " \
-				     "ptrace-step; see 'btrace info'", \
-				     parse_source)
+/* --source NAME; @names: the sources the command takes, for its help. */
+#define OPT_SOURCE(v, names)	OPT_CALLBACK(0, "source", "NAME", (v), \
+					     names "; see 'btrace info'", parse_source)
 #define OPT_MODE(v)	OPT_CALLBACK(0, "mode", "MODE", (v), \
 				     "block (default: lose nothing) or ring (keep the newest)", \
 				     parse_mode)

@@ -407,7 +407,7 @@ int cmd_gdbserver(int argc, char **argv)
 			     "debug the running process PID instead of PROG", parse_pid),
 		OPT_FLAG(0, "persist", &o.persist,
 			 "with --listen: keep the program when gdb disconnects"),
-		OPT_SOURCE(&o.source),
+		OPT_SOURCE(&o.source, "auto (default), kmod-step or ptrace-step"),
 		OPT_FLAG(0, "debug", &o.debug, "log every packet to stderr"),
 		OPT_END(),
 	};

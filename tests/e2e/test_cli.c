@@ -136,6 +136,26 @@ TEST(cli, help_of_every_command_lists_every_option)
 	}
 }
 
+/* record --help names every source libbts knows, for --source. */
+TEST(cli, record_help_names_every_source)
+{
+	struct bts_source_info info[16];
+	int n = bts_probe_sources(info, 16, sizeof(*info));
+	struct harness_cmd c;
+
+	ASSERT_GT(n, 0);
+	EXPECT_EQ(btrace(&c, "record", "--help", NULL), 0);
+	for (int i = 0; i < n; i++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), " %s[,; ]", bts_source_name(info[i].source));
+		if (!harness_matches(want, c.out))
+			FAIL("record --help does not name the source %s",
+			     bts_source_name(info[i].source));
+	}
+	harness_cmd_free(&c);
+}
+
 TEST(cli, top_level_help_and_version)
 {
 	struct harness_cmd c;
