@@ -94,10 +94,29 @@ static void expect_in_dump(const char *btr, const char *opt1, const char *opt2,
 	harness_cmd_free(&cmd);
 }
 
+/* `btrace report --last 300 [OPT] BTR` prints @want (a format for the path). */
+static void expect_in_report(const char *btr, const char *opt, const char *want,
+			     const char *prog)
+{
+	struct harness_cmd cmd;
+	char line[4200];
+
+	snprintf(line, sizeof(line), want, prog);
+	if (opt)
+		ASSERT_EQ(harness_btrace(&cmd, 60, "report", "--last", "300", opt,
+					 btr, NULL), 0);
+	else
+		ASSERT_EQ(harness_btrace(&cmd, 60, "report", "--last", "300", btr,
+					 NULL), 0);
+	if (!strstr(cmd.out, line))
+		FAIL("report %s: no '%s'", opt ? opt : "", line);
+	harness_cmd_free(&cmd);
+}
+
 /*
  * An unnamed function is named by its file, as gdb's "?? () from FILE",
  * in every view: the branches, the calls and the instructions, text and
- * JSON.
+ * JSON, and in report's branches and calls.
  */
 TEST(call_depth, unnamed_code_names_its_file)
 {
@@ -112,6 +131,10 @@ TEST(call_depth, unnamed_code_names_its_file)
 		       "\"func\":null,\"object\":\"%s\",", prog);
 	expect_in_dump(btr, "--json", NULL, "\"from_object\":\"%s\",\"to\":", prog);
 	expect_in_dump(btr, "--insns", "--json", "\"object\":\"%s\",\"asm\":", prog);
+	expect_in_report(btr, NULL, "<?? from %s>  ->  0x", prog);
+	expect_in_report(btr, NULL, " ?? from %s\tinst ", prog);
+	expect_in_report(btr, "--json", "\"from_object\":\"%s\",", prog);
+	expect_in_report(btr, "--json", "\"func\":null,\"object\":\"%s\",", prog);
 	unlink(btr);
 	free(btr);
 	free(prog);
