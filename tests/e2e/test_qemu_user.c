@@ -422,6 +422,26 @@ TEST(qemu_user, fork_followed_exec_marked)
 
 /* ------------------------------------------------------------- STOP mode */
 
+/* static-qemu threads recorded through libbts with @o into @out: its stats. */
+static void record_threads_api(struct bts_session_opts *o, const char *out,
+			       struct bts_session_stats *st)
+{
+	char *prog = PROG_PATH("static-qemu");
+	char *argv[] = { prog, "threads", NULL };
+	struct bts_session *s;
+	struct bts_writer *w;
+
+	ASSERT_EQ(bts_writer_new(out, &w), 0);
+	o->writer = w;
+	ASSERT_EQ(bts_session_new_spawn(argv, o, &s), 0);
+	EXPECT_EQ(bts_session_run(s), 0);
+	bts_session_stats(s, st, sizeof(*st));
+	bts_session_free(s);
+	ASSERT_EQ(bts_writer_finish(w), 0);
+	bts_writer_free(w);
+	free(prog);
+}
+
 /*
  * STOP mode with a size bound smaller than what the workers make: the
  * record past the bound may be one the plugin dropped (the rings are
@@ -430,29 +450,17 @@ TEST(qemu_user, fork_followed_exec_marked)
  */
 TEST(qemu_user, stop_mode_is_cut_at_max_size)
 {
-	char *prog = PROG_PATH("static-qemu"), *out = harness_path(harness_tmpdir(),
-								   "stop-cut.btr");
-	char *argv[] = { prog, "threads", NULL };
+	char *out = harness_path(harness_tmpdir(), "stop-cut.btr");
 	BTS_OPTS(bts_session_opts, o, .source = PTBTS_SOURCE_QEMU_USER,
 		 .mode = PTBTS_MODE_STOP, .buffer_size = 4096, .no_follow = true,
 		 .max_size = 2000 * sizeof(struct ptbts_record));
 	struct bts_session_stats st;
-	struct bts_session *s;
-	struct bts_writer *w;
 
-	ASSERT_EQ(bts_writer_new(out, &w), 0);
-	o.writer = w;
-	ASSERT_EQ(bts_session_new_spawn(argv, &o, &s), 0);
-	EXPECT_EQ(bts_session_run(s), 0);
-	bts_session_stats(s, &st, sizeof(st));
-	bts_session_free(s);
-	ASSERT_EQ(bts_writer_finish(w), 0);
-	bts_writer_free(w);
+	record_threads_api(&o, out, &st);
 	EXPECT_EQ(st.cut, (int)BTS_CUT_MAX_SIZE);
 	EXPECT_LE(st.records, (uint64_t)2000);
 	unlink(out);
 	free(out);
-	free(prog);
 }
 
 /*
@@ -462,30 +470,19 @@ TEST(qemu_user, stop_mode_is_cut_at_max_size)
  */
 TEST(qemu_user, stop_4k_keeps_the_oldest)
 {
-	char *prog = PROG_PATH("static-qemu"), *out = harness_path(harness_tmpdir(),
-								   "stop.btr");
-	char *argv[] = { prog, "threads", NULL };
+	char *out = harness_path(harness_tmpdir(), "stop.btr");
 	BTS_OPTS(bts_session_opts, o, .source = PTBTS_SOURCE_QEMU_USER,
 		 .mode = PTBTS_MODE_STOP, .buffer_size = 4096, .no_follow = true);
 	const size_t keep = 4096 / sizeof(struct ptbts_record);
 	const struct raw_thread *p[8];
 	struct bts_session_stats st;
-	struct bts_session *s;
-	struct bts_writer *w;
 	struct bts_trace *t;
 	struct raw_dump pd;
 	struct harness_cmd c;
 	size_t i, workers = 0;
 	char *pbtr;
 
-	ASSERT_EQ(bts_writer_new(out, &w), 0);
-	o.writer = w;
-	ASSERT_EQ(bts_session_new_spawn(argv, &o, &s), 0);
-	EXPECT_EQ(bts_session_run(s), 0);
-	bts_session_stats(s, &st, sizeof(st));
-	bts_session_free(s);
-	ASSERT_EQ(bts_writer_finish(w), 0);
-	bts_writer_free(w);
+	record_threads_api(&o, out, &st);
 	EXPECT_EQ(st.lost, (uint64_t)(4 * (WORKER_RECORDS - keep)));
 	pbtr = record("stop-step.btr", (const char *const[]){ "--source",
 		      "ptrace-step", NULL }, "threads", &c);
@@ -517,7 +514,6 @@ TEST(qemu_user, stop_4k_keeps_the_oldest)
 	raw_dump_free(&pd);
 	free(pbtr);
 	free(out);
-	free(prog);
 }
 
 /* --on-crash: not yet (the guest's registers are QEMU's). */
