@@ -231,5 +231,8 @@ bench-vcpu:
 # scripts/run-tests runs it as the suite "kernel".
 ifeq ($(KERNEL),1)
 test-host: kernel-guest
+# The guest's programs are the host tests' too: built once, by this make,
+# before the guest's own make looks at them (never two makes on one file).
+kernel-guest: $(KGUEST_PROGS:%=$(O)/progs/%)
 export PTBTS_KERNEL_GUEST := $(abspath $(KGUEST))
 endif

@@ -21,6 +21,8 @@ TEST_SRC_C  := $(sort $(wildcard tests/harness/*.c tests/unit/*.c tests/e2e/*.c 
 TEST_SRC_CC := $(sort $(wildcard tests/harness/*.cc))
 TEST_OBJ    := $(TEST_SRC_C:%.c=$(O)/obj/%.o) $(TEST_SRC_CC:%.cc=$(O)/obj/%.o)
 TEST_BIN    := $(O)/tests/bts-tests
+FUZZ_SRC    := $(wildcard tests/fuzz/*.c)
+FUZZ_BIN    := $(FUZZ_SRC:tests/fuzz/%.c=$(O)/fuzz/%)
 
 TEST_DEFS   := -DBTS_BUILD_DIR='"$(abspath $(O))"' -DBTS_SRC_DIR='"$(abspath .)"'
 # Unit tests reach libbts's internals through one header: include-internal/bts_internal.h.
@@ -153,11 +155,14 @@ $(O)/tests/abi-layout-%: tests/abi/abi_layout.c include/uapi/linux/ptrace_bts.h
 	$(Q)objcopy -O binary -j .abi_layout $@.o $@.tmp && rm -f $@.o && mv $@.tmp $@
 
 # ------------------------------------------------------------------- runs
-TEST_DEPS := $(TEST_BIN) $(BTRACE) $(PROGS) $(ABI_BINS) $(VIEW_ASSETS) $(QPLUGIN)
+TEST_DEPS := $(TEST_BIN) $(BTRACE) $(PROGS) $(ABI_BINS) $(VIEW_ASSETS) $(QPLUGIN) \
+	     $(FUZZ_BIN)
 
+# The build before the run takes every CPU (JOBS=N to choose).
+JOBS ?= $(shell nproc)
 test:
 	$(Q)scripts/deps kernel
-	$(Q)$(MAKE) --no-print-directory SAN=1 O=build/san test-host KERNEL=1
+	$(Q)$(MAKE) --no-print-directory -j$(JOBS) SAN=1 O=build/san test-host KERNEL=1
 
 test-host: $(TEST_DEPS)
 	$(Q)scripts/run-tests $(O)
@@ -179,28 +184,32 @@ pictures: $(TEST_DEPS)
 .PHONY: pictures
 
 # ------------------------------------------------------------------- fuzz
-FUZZ_SRC := $(wildcard tests/fuzz/*.c)
-FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(O)/fuzz/%)
-$(O)/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
+# Every source is compiled once for all targets, in parallel, with the
+# targets' instrumentation; only the link takes libFuzzer's main().
+FUZZ_CC  := clang $(CPPFLAGS) -Ibtrace -Ibtrace/gdbserver -g -O1
+FUZZ_LD  := clang -fsanitize=fuzzer,address,undefined
+FUZZ_CFLAGS := -fsanitize=fuzzer-no-link,address,undefined -MMD -MP
+$(O)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC [fuzz] $<")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+fuzz_objs = $(patsubst %.c,$(O)/fuzz/obj/%.o,$(1))
+.PRECIOUS: $(O)/fuzz/obj/%.o
+
+$(O)/fuzz/%: $(call fuzz_objs,tests/fuzz/%.c $(LIB_SRC))
 	$(if $(Q),@echo "  FUZZ    $@")
-	$(Q)clang $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRC) $(LIBS)
+	$(Q)$(FUZZ_LD) -o $@ $^ $(LIBS)
 
 # The gdb stub's protocol half (framer, parser, dispatch; no transport and
 # no command line), which the packet fuzzer drives without a program.
 GDB_PKT_SRC := $(filter-out btrace/gdbserver/cmd-gdbserver.c btrace/gdbserver/transport.c,\
 			    $(wildcard btrace/gdbserver/*.c))
-$(O)/fuzz/fuzz_gdb_packet: tests/fuzz/fuzz_gdb_packet.c $(GDB_PKT_SRC) $(LIB_SRC)
-	@mkdir -p $(dir $@)
-	$(if $(Q),@echo "  FUZZ    $@")
-	$(Q)clang $(CPPFLAGS) -Ibtrace/gdbserver -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(GDB_PKT_SRC) $(LIB_SRC) $(LIBS)
+$(O)/fuzz/fuzz_gdb_packet: $(call fuzz_objs,$(GDB_PKT_SRC))
 # The views (stats, dump --insns/--calls, report) as btrace runs them:
 # btrace without its main().
 BT_VIEW_SRC := $(filter-out btrace/main.c btrace/gdbserver/%,$(BT_SRC))
-$(O)/fuzz/fuzz_trace_views: tests/fuzz/fuzz_trace_views.c $(BT_VIEW_SRC) $(LIB_SRC)
-	@mkdir -p $(dir $@)
-	$(if $(Q),@echo "  FUZZ    $@")
-	$(Q)clang $(CPPFLAGS) -Ibtrace -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(BT_VIEW_SRC) $(LIB_SRC) $(LIBS) $(BT_LIBS)
+$(O)/fuzz/fuzz_trace_views: $(call fuzz_objs,$(BT_VIEW_SRC))
+$(O)/fuzz/fuzz_trace_views: LIBS += $(BT_LIBS)
 fuzz: $(FUZZ_BIN)
 
 # ------------------------------------------------------------------ bench
