@@ -110,6 +110,8 @@ static LIST_HEAD(ptbts_hw_list);
 static DEFINE_SPINLOCK(ptbts_hw_lock);
 static DEFINE_MUTEX(ptbts_hw_nmi_lock);
 static unsigned int ptbts_hw_nmi_users;
+/* Preempt notifiers turned on by the first thread, off at the unload. */
+static bool ptbts_hw_pn_on;
 
 /*
  * The BTS region's acknowledged records.  The PEBS region (kmod-pebs) is a
@@ -262,7 +264,6 @@ static void ptbts_hw_put(struct ptbts_hw *hw)
 {
 	if (!refcount_dec_and_test(&hw->ref))
 		return;
-	preempt_notifier_dec();
 	ptbts_hw_free(hw);
 }
 
@@ -386,6 +387,14 @@ static int ptbts_hw_nmi(unsigned int cmd, struct pt_regs *regs)
 	return NMI_HANDLED;
 }
 
+/*
+ * Also turns preempt notifiers on, once: their static key stays on until
+ * the unload (ptbts_hw_exit()).  Each turn of the key patches the
+ * scheduler's context switch with an int3 under every CPU
+ * (text_poke_bp()); once per attachment, every attach and every end paid
+ * for it.  QEMU's TCG (the tests' virtual CPU) can even keep the int3 of
+ * a patch another CPU finished, and then loops on it for good.
+ */
 static int ptbts_hw_nmi_get(void)
 {
 	int err = 0;
@@ -394,8 +403,12 @@ static int ptbts_hw_nmi_get(void)
 	if (!ptbts_hw_nmi_users)
 		err = register_nmi_handler(NMI_LOCAL, ptbts_hw_nmi, 0,
 					   "ptrace_bts");
-	if (!err)
+	if (!err) {
 		ptbts_hw_nmi_users++;
+		if (!ptbts_hw_pn_on)
+			preempt_notifier_inc();
+		ptbts_hw_pn_on = true;
+	}
 	mutex_unlock(&ptbts_hw_nmi_lock);
 	return err;
 }
@@ -534,18 +547,16 @@ int ptbts_hw_start(struct ptbts_thread *t)
 	err = ptbts_hw_nmi_get();
 	if (err)
 		goto free;
-	preempt_notifier_inc();
 	/* The thread is in a ptrace stop: this runs when it is resumed. */
 	err = task_work_add(hw->task, &hw->reg_work, TWA_RESUME);
 	if (err)
-		goto dec;
+		goto nmi_put;
 	spin_lock(&ptbts_hw_lock);
 	list_add(&hw->node, &ptbts_hw_list);
 	spin_unlock(&ptbts_hw_lock);
 	return 0;
 
-dec:
-	preempt_notifier_dec();
+nmi_put:
 	ptbts_hw_nmi_put();
 free:
 	ptbts_hw_free(hw);
@@ -611,6 +622,18 @@ bool ptbts_hw_end(struct ptbts_thread *t)
 void ptbts_hw_stop(struct ptbts_thread *t)
 {
 	ptbts_hw_end(t);
+}
+
+/**
+ * ptbts_hw_exit() - the unload: preempt notifiers off, if they were on
+ *
+ * Every object is freed by then (each holds a module reference), so no
+ * notifier of ours is registered.
+ */
+void ptbts_hw_exit(void)
+{
+	if (ptbts_hw_pn_on)
+		preempt_notifier_dec();
 }
 
 const struct ptbts_source_ops ptbts_bts_ops = {

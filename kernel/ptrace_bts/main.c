@@ -167,6 +167,7 @@ static void __exit ptbts_exit(void)
 	ptbts_step_exit();
 	ptbts_tracepoints_exit();
 	ptbts_lifetime_exit();
+	ptbts_hw_exit();
 	/*
 	 * The last put of a state, in one of our task_works, may be followed
 	 * by its RCU callback and the waits above before that work has run

@@ -289,6 +289,9 @@ void ptbts_percpu_end(struct ptbts_session *s);
 int ptbts_percpu_init(void);
 void ptbts_percpu_exit(void);
 
+/* hw_bts.c */
+void ptbts_hw_exit(void);
+
 /* lifetime.c */
 int ptbts_lifetime_init(void);
 void ptbts_lifetime_exit(void);
