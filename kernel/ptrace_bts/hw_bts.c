@@ -159,14 +159,16 @@ bool ptbts_hw_slice_here(void)
  * and none can start, so the region is the caller's alone: either the
  * thread itself between slices, with interrupts off, or ptbts_hw_cut()
  * after its IPI, which waits for that thread's section to end (and so
- * sees its @final).  Where STOP and BLOCK have no room for it, the marker
- * is counted as lost, as every marker is (ds_win_marker()).
+ * sees its @final).  Records BLOCK still held go in first, or count as
+ * lost (ds_win_end()).  Where STOP and BLOCK have no room for it, the
+ * marker is counted as lost, as every marker is (ds_win_marker()).
  */
 static void ptbts_hw_final(struct ptbts_hw *hw)
 {
 	if (hw->final)
 		return;
 	hw->final = true;
+	ds_win_end(&hw->ds.bts, ptbts_hw_tail(hw));
 	ds_win_marker(&hw->ds.bts, ptbts_hw_tail(hw), PTBTS_KIND_GAP,
 		      PTBTS_GAP_DISABLED);
 	ptbts_hw_publish(hw);
@@ -441,7 +443,8 @@ static void ptbts_hw_end_here(void *arg)
  * in ptbts_hw_end(), @stopping keeps any new slice from turning BTS on and
  * an IPI ends the running one where it runs; then the marker goes after
  * the last record of that slice.  An exiting thread gets none: its
- * exit_group entry ends the stream.  Any context with interrupts on (the
+ * exit_group entry ends the stream.  Either way, records BLOCK still held
+ * go in or count as lost (ds_win_end()).  Any context with interrupts on (the
  * exit and exec probes included); ptbts_hw_end() still ends the
  * attachment, from its release, which takes @hw off the list under
  * ptbts_hw_lock and so never overlaps this.
@@ -458,8 +461,12 @@ void ptbts_hw_cut(struct ptbts_thread *t, bool final)
 		/* Matches ptbts_hw_in()'s: it sees @stopping, or the IPI its slice. */
 		smp_mb();
 		on_each_cpu(ptbts_hw_end_here, hw, 1);
-		if (final)
+		if (final) {
 			ptbts_hw_final(hw);
+		} else {
+			ds_win_end(&hw->ds.bts, ptbts_hw_tail(hw));
+			ptbts_hw_publish(hw);
+		}
 		wake_up_all(&t->ring.room_wq);
 		break;
 	}

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 
 #include "harness.h"
@@ -192,4 +193,83 @@ KT_GUARDED_TEST(vcpu, kmod_bts_block_frozen_while_waiting_for_room)
 KT_GUARDED_TEST(vcpu, kmod_bts_block_resumed_without_room_loses_no_branch)
 {
 	bts_stop_while_waiting(0, false, true);
+}
+
+/*
+ * User branches kt_seq_loop(@n) has taken when it stands at @rip with
+ * @rbx iterations to go: three per iteration (call, ret, jnz).
+ */
+static uint64_t loop_branches_at(long n, uint64_t rip, uint64_t rbx)
+{
+	uint64_t done = (uint64_t)n - rbx;
+
+	if (rip == (uint64_t)(uintptr_t)kt_leaf)
+		return 3 * done + 1;
+	if (rip == (uint64_t)(uintptr_t)kt_loop_after)
+		return 3 * done + 2;
+	if (rip == (uint64_t)(uintptr_t)kt_loop_jnz)
+		return 3 * (done - 1) + 2;	/* rbx counted down already */
+	return 3 * done;			/* at the call */
+}
+
+/*
+ * The link ends (PTRACE_DETACH) while records are held back in the
+ * scratch area: the tracer has made room, so they go into the buffer
+ * before the final GAP marker.  Every user branch the thread took while
+ * traced is read, none vanishes at the end.
+ */
+KT_GUARDED_TEST(vcpu, kmod_bts_block_detach_keeps_held_records)
+{
+	struct ptbts_status st;
+	struct ptbts_config cfg;
+	struct user_regs_struct regs;
+	struct consumed c = { 0, 0 };
+	void *buf = kt_map(KT_PAGE);
+	const struct ptbts_record *recs = buf;
+	uint64_t tail = 0, want, count;
+	pid_t pid;
+	int fd, status;
+
+	ASSERT_TRUE(buf != NULL);
+	fd = kt_open();
+	ASSERT_GE(fd, 0);
+	pid = kt_seized_loop(3000);
+	ASSERT_GT(pid, 0);
+	cfg = kt_step_config(pid, buf, KT_PAGE, PTBTS_MODE_BLOCK, KT_PAGE);
+	cfg.source = PTBTS_SOURCE_KMOD_BTS;
+	ASSERT_EQ(kt_ioctl(fd, PTBTS_IOC_ATTACH, &cfg), 0);
+	ASSERT_EQ(ptrace(PTRACE_CONT, pid, 0, 0), 0);
+	ASSERT_EQ(kt_wait(fd, pid, 10000000000ull, &st), 0);
+	/* Stopped in its wait, resumed without room: it holds records. */
+	ASSERT_EQ(ptrace(PTRACE_INTERRUPT, pid, 0, 0), 0);
+	ASSERT_NE(kt_stop_within(pid), -1);
+	ASSERT_EQ(ptrace(PTRACE_CONT, pid, 0, 0), 0);
+	EXPECT_TRUE(sleeps_within(pid));
+	ASSERT_EQ(ptrace(PTRACE_INTERRUPT, pid, 0, 0), 0);
+	ASSERT_NE(kt_stop_within(pid), -1);
+	ASSERT_EQ(ptrace(PTRACE_GETREGS, pid, 0, &regs), 0);
+	want = loop_branches_at(3000, regs.rip, regs.rbx);
+
+	/* Room for all of them, then the link ends. */
+	ASSERT_EQ(kt_status(fd, pid, &st), 0);
+	tail = bts_consume(recs, tail, kt_count(&st, KT_PAGE), &c);
+	ASSERT_EQ(kt_ack(fd, pid, tail), 0);
+	ASSERT_EQ(ptrace(PTRACE_DETACH, pid, 0, 0), 0);
+	ASSERT_EQ(kt_status(fd, pid, &st), 0);
+	EXPECT_EQ(st.state, (unsigned)PTBTS_STATE_DETACHED);
+	count = kt_count(&st, KT_PAGE);
+	EXPECT_GT(count, tail);
+	bts_consume(recs, tail, count, &c);
+	EXPECT_EQ(c.user, want);
+	EXPECT_EQ(st.lost, c.lost_marked);
+	EXPECT_EQ(PTBTS_KIND(recs[(count - 1) % SLOTS].flags),
+		  (uint32_t)PTBTS_KIND_GAP);
+	EXPECT_EQ(recs[(count - 1) % SLOTS].to,
+		  (unsigned long long)PTBTS_GAP_DISABLED);
+	/* Detached, it is back in the group stop of its own SIGSTOP. */
+	kill(pid, SIGKILL);
+	ASSERT_EQ(waitpid(pid, &status, __WALL), pid);
+	close(fd);
+	kt_unmap(buf, KT_PAGE);
+	EXPECT_EQ(kt_pinned(), 0);
 }

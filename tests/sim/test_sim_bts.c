@@ -139,6 +139,52 @@ TEST(sim_bts, block_back_in_user_mode_without_room_loses_nothing)
 	}
 }
 
+/* BLOCK, back in user mode without room: records held in scratch. */
+static uint64_t block_hold(struct sim_trace *tr)
+{
+	sim_trace_init(tr, 50, PTBTS_MODE_BLOCK, 50, 5, 2, NULL);
+	tr->ack_div = 0;
+	sim_trace_in(tr, 0);
+	while (!tr->must_block)
+		user_branch(tr);
+	sim_trace_out(tr);
+	sim_trace_in(tr, 0);
+	user_branch(tr);
+	user_branch(tr);
+	sim_trace_out(tr);
+	return tr->task.bts.pending;
+}
+
+/*
+ * The end of a BLOCK stream (the link or the thread ends) while records
+ * are held: what the consumer made room for goes in, in order; what it
+ * did not is counted as lost, never dropped unseen.
+ */
+TEST(sim_bts, block_end_puts_or_counts_held_records)
+{
+	struct sim_trace tr;
+	uint64_t held, lost;
+
+	held = block_hold(&tr);
+	ASSERT_GT(held, 0u);
+	lost = tr.task.bts.lost;
+	ds_win_end(&tr.task.bts, tr.tail);
+	EXPECT_EQ(tr.task.bts.pending, 0u);
+	EXPECT_EQ(tr.task.bts.lost, lost + held);
+	sim_trace_free(&tr);
+
+	held = block_hold(&tr);
+	ASSERT_GT(held, 0u);
+	sim_trace_consume(&tr);
+	ds_win_end(&tr.task.bts, tr.tail);
+	EXPECT_EQ(tr.task.bts.pending, 0u);
+	EXPECT_EQ(tr.task.bts.lost, 0u);
+	sim_trace_consume(&tr);
+	EXPECT_EQ(tr.bad, 0u);
+	EXPECT_EQ(tr.expect, tr.next);
+	sim_trace_free(&tr);
+}
+
 /* RING: the region holds the newest records; laps are counted exactly. */
 TEST(sim_bts, ring_keeps_newest)
 {

@@ -300,6 +300,7 @@ void ds_win_arm(struct ds_win *w, u64 tail, struct ds_fields *f);
 void ds_win_collect(struct ds_win *w, u64 index, u64 tail);
 bool ds_win_room(const struct ds_win *w, u64 tail);
 u64 ds_win_unread(const struct ds_win *w, u64 tail);
+void ds_win_end(struct ds_win *w, u64 tail);
 bool ds_win_marker(struct ds_win *w, u64 tail, u32 kind, u64 to);
 
 /**

@@ -293,6 +293,26 @@ void ds_win_arm(struct ds_win *w, u64 tail, struct ds_fields *f)
 }
 
 /**
+ * ds_win_end() - the end of the stream: the records held back
+ * @w:    the region, not armed
+ * @tail: records the consumer acknowledged
+ *
+ * BLOCK's records held in the scratch area go into the region as far as
+ * the consumer made room for them; the others are counted as lost, so
+ * that the stream's count of lost records covers what its end took.
+ */
+void ds_win_end(struct ds_win *w, u64 tail)
+{
+	u64 put;
+
+	if (w->armed || !w->pending)
+		return;
+	put = ds_win_put(w, tail, w->cfg.scratch, w->pending);
+	ds_win_lose(w, w->pending - put);
+	w->pending = 0;
+}
+
+/**
  * ds_win_marker() - a software marker record into the region
  * @w:    the region (BTS records), not armed
  * @tail: records the consumer acknowledged
