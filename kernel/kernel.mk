@@ -130,7 +130,7 @@ $(KGUEST_BIN): $(KGUEST_OBJ)
 KGUEST_PROGS := static-oracle agree-libc crash-deep seq-flow threads-count cli-loop session-stop \
 		speed-forms i386-ksig i386-sys i386-dyn static-gdbseq \
 		static-follow static-follow-exec static-follow-vm \
-		static-gdbthreads
+		static-gdbthreads limits-write
 KGUEST_M32   := $(KGUEST)/tracer32
 KGUEST_BENCH := $(KGUEST)/kbench
 KGUEST_SUID  := $(KGUEST)/kt-suid

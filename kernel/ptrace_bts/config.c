@@ -130,6 +130,10 @@ static int ptbts_config_check(struct ptbts_config *cfg)
 		return err;
 	if (ops->has_buffer2 && !cfg->buffer2_size)
 		return -EINVAL;
+	/* Only kmod-step's BLOCK producer can wait at a record of its own. */
+	if (cfg->limit && (cfg->mode != PTBTS_MODE_BLOCK ||
+			   cfg->source != PTBTS_SOURCE_KMOD_STEP))
+		return -EINVAL;
 	if (cfg->wakeup > cfg->buffer_size)
 		return -EINVAL;
 	return ptbts_config_check_buffer(cfg->buffer, cfg->buffer_size);

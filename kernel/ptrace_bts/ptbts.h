@@ -93,6 +93,8 @@ struct ptbts_ring {
 	u64 lost;
 	u64 slot;
 	u64 lost_run;
+	u64 limit;	/* BLOCK, kmod-step: most records ever (0: none) */
+	bool held;	/* the producer waits at @limit */
 	wait_queue_head_t wq;
 	wait_queue_head_t room_wq;
 	struct irq_work wake_work;
@@ -248,6 +250,8 @@ void ptbts_ring_init(struct ptbts_ring *r, const struct ptbts_config *cfg);
 void ptbts_ring_start(struct ptbts_ring *r, struct ptbts_buf *buf);
 void ptbts_ring_stop(struct ptbts_ring *r);
 int ptbts_ring_put(struct ptbts_ring *r, u64 from, u64 to, u32 kind);
+bool ptbts_ring_at_limit(const struct ptbts_ring *r);
+void ptbts_ring_hold(struct ptbts_ring *r, bool on);
 bool ptbts_ring_has_room(const struct ptbts_ring *r);
 u64 ptbts_ring_unread(const struct ptbts_ring *r);
 int ptbts_ring_ack(struct ptbts_ring *r, u64 tail);

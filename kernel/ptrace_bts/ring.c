@@ -57,6 +57,7 @@ void ptbts_ring_init(struct ptbts_ring *r, const struct ptbts_config *cfg)
 
 	r->nslots = cfg->buffer_size / sizeof(struct ptbts_record);
 	r->mode = cfg->mode;
+	r->limit = cfg->limit;
 	/*
 	 * In records, at least one and at most a full buffer: BLOCK and STOP
 	 * never hold more unread records than that, and a larger threshold
@@ -135,7 +136,8 @@ int ptbts_ring_put(struct ptbts_ring *r, u64 from, u64 to, u32 kind)
 		/* A, matches D: acknowledged slots are read out already. */
 		used = r->count - smp_load_acquire(&r->tail);
 		/* A pending LOST marker needs its slot too. */
-		if (used + !!r->lost_run >= r->nslots) {
+		if (used + !!r->lost_run >= r->nslots ||
+		    ptbts_ring_at_limit(r)) {
 			if (r->mode == PTBTS_MODE_BLOCK)
 				return -ENOSPC;
 			r->lost_run++;
@@ -153,15 +155,43 @@ int ptbts_ring_put(struct ptbts_ring *r, u64 from, u64 to, u32 kind)
 }
 
 /**
+ * ptbts_ring_at_limit() - whether the producer wrote all its config allows
+ * @r: the ring
+ *
+ * Return: true when @r has a limit and as many records as it says.
+ */
+bool ptbts_ring_at_limit(const struct ptbts_ring *r)
+{
+	return r->limit && READ_ONCE(r->count) >= r->limit;
+}
+
+/**
  * ptbts_ring_has_room() - whether a BLOCK-mode producer may write again
  * @r: the ring
  *
- * Return: true when an acknowledged slot is free.
+ * Return: true when an acknowledged slot is free and the limit not reached.
  */
 bool ptbts_ring_has_room(const struct ptbts_ring *r)
 {
 	/* A, matches D (the producer's own count needs none). */
-	return READ_ONCE(r->count) - smp_load_acquire(&r->tail) < r->nslots;
+	return READ_ONCE(r->count) - smp_load_acquire(&r->tail) < r->nslots &&
+	       !ptbts_ring_at_limit(r);
+}
+
+/**
+ * ptbts_ring_hold() - the producer starts or ends its wait at the limit
+ * @r:  the ring
+ * @on: whether it waits now
+ *
+ * A held thread is ready (STATUS: %PTBTS_STATE_HELD): its waiters are
+ * woken, through the irq_work as for the threshold.
+ */
+void ptbts_ring_hold(struct ptbts_ring *r, bool on)
+{
+	/* Pairs with READ_ONCE(@held) in ptbts_thread_state(). */
+	WRITE_ONCE(r->held, on);
+	if (on)
+		irq_work_queue(&r->wake_work);
 }
 
 /**

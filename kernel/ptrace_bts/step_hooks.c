@@ -121,9 +121,18 @@ static bool ptbts_step_may_go(struct ptbts_step *st, struct ptbts_thread *t)
  */
 static void ptbts_step_drain(struct ptbts_step *st, struct ptbts_thread *t)
 {
+	bool held;
+	int err;
+
 	while (ptbts_step_flush(st, t)) {
-		if (!wait_event_freezable(t->ring.room_wq,
-					  ptbts_step_may_go(st, t)))
+		held = ptbts_ring_at_limit(&t->ring);
+		if (held)
+			ptbts_ring_hold(&t->ring, true);
+		err = wait_event_freezable(t->ring.room_wq,
+					   ptbts_step_may_go(st, t));
+		if (held)
+			ptbts_ring_hold(&t->ring, false);
+		if (!err)
 			continue;
 		if (fatal_signal_pending(current)) {
 			/* Pairs with READ_ONCE(@lost) in ptbts_status_fill(). */

@@ -186,8 +186,10 @@ u32 ptbts_thread_state(const struct ptbts_thread *t)
 	/* Until the thread or ptbts_thread_settle() ends it. */
 	if (!ptbts_tracer_linked(t))
 		return PTBTS_STATE_DETACHED;
-	return task_is_traced(t->task) ? PTBTS_STATE_STOPPED :
-					 PTBTS_STATE_RUNNING;
+	if (task_is_traced(t->task))
+		return PTBTS_STATE_STOPPED;
+	/* Pairs with WRITE_ONCE(@held) in ptbts_ring_hold(). */
+	return READ_ONCE(t->ring.held) ? PTBTS_STATE_HELD : PTBTS_STATE_RUNNING;
 }
 
 /**

@@ -8,8 +8,11 @@
  * The size bound is counted where records are made (or, for the module's,
  * where they are taken from its buffer), so that the trace
  * holds exactly max_size / 24 of them whatever the ring mode and buffer
- * size; the time is looked at whenever the program stops (a traced
- * program stops constantly; btrace's own timer wakes an idle one).
+ * size.  kmod-step's BLOCK-mode threads are given what is left as their
+ * limit (kmod_source.c): the module holds each at its record past it, as
+ * the ptrace stop holds a ptrace-step thread, and says so (HELD).  The
+ * time is looked at whenever the program stops (a traced program stops
+ * constantly; btrace's own timer wakes an idle one).
  *
  * A spawned program dies at the cut: SIGKILL goes out the moment the bound
  * is seen, while the thread that made the last record is still in its
@@ -44,12 +47,22 @@ int bts_limits_init(struct bts_session *s, uint64_t max_size,
 	return 0;
 }
 
+/*
+ * kmod-step's threads run on their own, not stopped at their last record:
+ * at the time bound stop_session() stops them first, so that every record
+ * they made is taken, then kills them where they stopped.
+ */
+bool bts_limits_stop_first(const struct bts_session *s)
+{
+	return s->cut == BTS_CUT_DURATION && s->source == PTBTS_SOURCE_KMOD_STEP;
+}
+
 static void cut(struct bts_session *s, int why)
 {
 	if (!s->cut)
 		s->cut = why;
 	s->stop = 1;
-	if (s->spawned) {
+	if (s->spawned && !bts_limits_stop_first(s)) {
 		kill(s->pid, SIGKILL);
 		bts_procs_kill(s);
 		bts_fork_kill_shadows(s);
@@ -62,13 +75,18 @@ size_t bts_limits_take(struct bts_session *s, size_t n)
 
 	if (!s->max_records)
 		return n;
-	left = s->emitted < s->max_records ? s->max_records - s->emitted : 0;
+	left = bts_limits_left(s);
 	if (n > left) {
 		cut(s, BTS_CUT_MAX_SIZE);
 		n = left;
 	}
 	s->emitted += n;
 	return n;
+}
+
+uint64_t bts_limits_left(const struct bts_session *s)
+{
+	return s->emitted < s->max_records ? s->max_records - s->emitted : 0;
 }
 
 void bts_limits_passed(struct bts_session *s)

@@ -520,6 +520,8 @@ static void kill_all(struct bts_session *s)
 static void stop_session(struct bts_session *s)
 {
 	if (s->spawned) {
+		if (bts_limits_stop_first(s))
+			bts_quiesce(s);
 		/* Dead before its int3s come out: nothing runs untraced. */
 		kill(s->pid, SIGKILL);
 		bts_session_restore(s);

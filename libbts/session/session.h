@@ -218,6 +218,8 @@ void bts_session_sync_due(struct bts_session *s);
 
 /* session_attach.c */
 int bts_detach_all(struct bts_session *s);
+/* Every thread stopped (PTRACE_INTERRUPT), its records taken meanwhile. */
+void bts_quiesce(struct bts_session *s);
 
 /* placement.c: tracer and program on one CPU */
 int bts_place_init(struct bts_session *s, int placement, int cpu);
@@ -247,11 +249,15 @@ void bts_limits_check(struct bts_session *s);
  * the bound, the recording is cut.
  */
 size_t bts_limits_take(struct bts_session *s, size_t n);
+/* How many more records the size bound allows; 0 when there is none. */
+uint64_t bts_limits_left(const struct bts_session *s);
 /*
  * The producer says the size bound was passed, though fewer records came
  * (STOP mode dropped the one past it): the recording is cut.
  */
 void bts_limits_passed(struct bts_session *s);
+/* The cut stops every thread before it kills them (kmod-step's --duration). */
+bool bts_limits_stop_first(const struct bts_session *s);
 
 /* session_threads.c */
 struct bts_thread *bts_thread_find(struct bts_session *s, pid_t tid);

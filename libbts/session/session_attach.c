@@ -243,7 +243,7 @@ static pid_t quiesce_next(struct bts_session *s, int *status)
 	return waitpid(-1, status, __WALL);
 }
 
-static void quiesce(struct bts_session *s)
+void bts_quiesce(struct bts_session *s)
 {
 	struct bts_stop_event ev;
 	struct bts_thread *t;
@@ -283,7 +283,7 @@ int bts_detach_all(struct bts_session *s)
 {
 	int err = 0;
 
-	quiesce(s);
+	bts_quiesce(s);
 	bts_session_restore(s);
 	bts_procs_restore(s);	/* followed children's code too */
 	while (s->nthreads) {

@@ -33,7 +33,7 @@ void abi_layout(void)
 	F(ptbts_config, mode); F(ptbts_config, buffer);
 	F(ptbts_config, buffer_size); F(ptbts_config, wakeup);
 	F(ptbts_config, buffer2); F(ptbts_config, buffer2_size);
-	F(ptbts_config, flags); F(ptbts_config, __reserved0);
+	F(ptbts_config, flags); F(ptbts_config, __reserved0); F(ptbts_config, limit);
 	F(ptbts_config, __reserved); F(ptbts_config, pebs_event);
 	F(ptbts_config, pebs_period);
 

@@ -554,6 +554,84 @@ TEST(btrace, max_size_cuts_kmod_step_exactly)
 }
 
 /*
+ * kmod-step with the default (large) BLOCK buffer: the module holds the
+ * thread at its record past --max-size, whatever room the buffer has, and
+ * the cut kills it there.  limits-write would create its file and exit 3:
+ * in none of ten runs does it get that far, and each trace holds exactly
+ * SIZE/24 records.
+ */
+TEST(btrace, max_size_holds_kmod_step_at_the_bound)
+{
+	char *bt = BTRACE_PATH(), *p = PROG_PATH("limits-write");
+	char *file = tmp("cut.btr"), *out = tmp("limits-write.out"), *raw;
+	char *argv[] = { bt, "record", "--no-follow", "--source", "kmod-step",
+			 "--max-size", "1K", "-o", file, "--", p, NULL };
+	struct harness_cmd c;
+	int i;
+
+	ASSERT_EQ(setenv("LIMITS_FILE", out, 1), 0);
+	for (i = 0; i < 10; i++) {
+		unlink(out);
+		ASSERT_EQ(harness_run(argv, RUN_TIMEOUT, &c), 0);
+		EXPECT_EQ(harness_exit_code(&c), 137);
+		if (!strstr(c.err, "; cut at --max-size"))
+			FAIL("run %d: not cut at --max-size: %s", i, c.err);
+		EXPECT_NE(access(out, F_OK), 0);
+		raw = dump_raw(file);
+		EXPECT_EQ(kt_count_lines(raw, "0x"), (size_t)(1024 / 24));
+		free(raw);
+		harness_cmd_free(&c);
+		unlink(file);
+	}
+	unsetenv("LIMITS_FILE");
+	EXPECT_EQ(kt_pinned(), 0);
+	free(bt);
+	free(p);
+	free(file);
+	free(out);
+}
+
+/*
+ * --duration under kmod-step: at the time bound the threads are stopped
+ * (PTRACE_INTERRUPT) before the kill, and every record they made up to
+ * there is taken.  limits-write, counting to 200000 first, never creates
+ * its file, and no trace of ten holds a lost record (a cut may come before
+ * the first record: then the trace holds none).
+ */
+TEST(btrace, duration_stops_kmod_step_before_the_kill)
+{
+	char *bt = BTRACE_PATH(), *p = PROG_PATH("limits-write");
+	char *file = tmp("cut.btr"), *out = tmp("limits-write.out"), *raw;
+	char *argv[] = { bt, "record", "--no-follow", "--source", "kmod-step",
+			 "--duration", "0.05", "-o", file, "--", p, NULL };
+	struct harness_cmd c;
+	int i;
+
+	ASSERT_EQ(setenv("LIMITS_FILE", out, 1), 0);
+	ASSERT_EQ(setenv("LIMITS_LOOPS", "200000", 1), 0);
+	for (i = 0; i < 10; i++) {
+		unlink(out);
+		ASSERT_EQ(harness_run(argv, RUN_TIMEOUT, &c), 0);
+		EXPECT_EQ(harness_exit_code(&c), 137);
+		if (!strstr(c.err, "; cut at --duration"))
+			FAIL("run %d: not cut at --duration: %s", i, c.err);
+		EXPECT_NE(access(out, F_OK), 0);
+		raw = dump_raw(file);
+		EXPECT_EQ(kt_count_lines(raw, "# lost"), (size_t)0);
+		free(raw);
+		harness_cmd_free(&c);
+		unlink(file);
+	}
+	unsetenv("LIMITS_FILE");
+	unsetenv("LIMITS_LOOPS");
+	EXPECT_EQ(kt_pinned(), 0);
+	free(bt);
+	free(p);
+	free(file);
+	free(out);
+}
+
+/*
  * On the virtual CPU with BTS (make test-vcpu only): libbts's perf-bts
  * source (perf_event_open branch sampling, which Linux serves from its own
  * BTS code) records static-oracle as ptrace-step does.  perf-bts keeps the

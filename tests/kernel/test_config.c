@@ -98,7 +98,7 @@ TEST(config, reserved_fields_must_be_zero)
 	c.__reserved0 = 1;
 	EXPECT_EQ(try_attach(&e, &c), -EINVAL);
 	c.__reserved0 = 0;
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 3; i++) {
 		c.__reserved[i] = 1ull << 63;
 		EXPECT_EQ(try_attach(&e, &c), -EINVAL);
 		c.__reserved[i] = 0;
@@ -177,6 +177,23 @@ TEST(config, wakeup_and_second_region)
 	env_stop(&e);
 }
 
+/* A limit holds the thread at a record of its own: kmod-step's BLOCK only. */
+TEST(config, limit_only_in_block_mode)
+{
+	struct ptbts_config c;
+	struct cfg_env e;
+
+	env_start(&e);
+	c = kt_config(e.t.pid, e.buf, BUF_SIZE);
+	c.limit = 1;
+	EXPECT_EQ(try_attach(&e, &c), -EINVAL);
+	c.mode = PTBTS_MODE_STOP;
+	EXPECT_EQ(try_attach(&e, &c), -EINVAL);
+	c.mode = PTBTS_MODE_BLOCK;
+	EXPECT_EQ(try_attach(&e, &c), 0);
+	env_stop(&e);
+}
+
 /* The config is judged before the thread: the same errno for anyone. */
 TEST(config, judged_before_the_thread)
 {
@@ -184,9 +201,9 @@ TEST(config, judged_before_the_thread)
 	int fd = kt_open();
 
 	ASSERT_GE(fd, 0);
-	c.__reserved[3] = 1;
+	c.__reserved[2] = 1;
 	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ATTACH, &c), -EINVAL);
-	c.__reserved[3] = 0;
+	c.__reserved[2] = 0;
 	c.source = PTBTS_SOURCE_KMOD_BTS;
 	EXPECT_EQ(kt_ioctl(fd, PTBTS_IOC_ATTACH, &c), -EOPNOTSUPP);
 	c.source = PTBTS_SOURCE_KMOD_STEP;

@@ -177,6 +177,10 @@ enum ptbts_mode {
  *                        (setuid, setgid, file capabilities, unreadable);
  *                        its buffer is released
  *
+ * @PTBTS_STATE_HELD:     attached, waits at its config's @limit (only with
+ *                        one): it writes no record more, and waits until
+ *                        the attachment ends or a fatal signal
+ *
  * A thread that is EXITED or DETACHED stays known to the session (STATUS
  * answers for it) until %PTBTS_IOC_DETACH, the session's close, or a new
  * attach of the same thread id.
@@ -186,6 +190,7 @@ enum ptbts_state {
 	PTBTS_STATE_STOPPED	= 1,	/* in a ptrace stop */
 	PTBTS_STATE_EXITED	= 2,
 	PTBTS_STATE_DETACHED	= 3,
+	PTBTS_STATE_HELD	= 4,
 };
 
 /**
@@ -251,6 +256,11 @@ enum ptbts_unavail {
  * @buffer2_size: bytes of the second region, or 0
  * @flags:       %PTBTS_CONFIG_* bits; others reserved, 0
  * @__reserved0: reserved, 0
+ * @limit:       %PTBTS_MODE_BLOCK and %PTBTS_SOURCE_KMOD_STEP only (else
+ *               0): the most records the thread writes since attach.  At
+ *               the next it waits as for a full buffer, whatever the
+ *               consumer acknowledges, in %PTBTS_STATE_HELD (ready).
+ *               0: no limit
  * @__reserved:  reserved, 0
  * @pebs_event:  with %PTBTS_CONFIG_PEBS_EVENT (kmod-pebs only): the event
  *               PEBS samples, as IA32_PERFEVTSEL's event select (bits 0-7,
@@ -273,7 +283,8 @@ struct ptbts_config {
 	__u64 buffer2_size;
 	__u32 flags;
 	__u32 __reserved0;
-	__u64 __reserved[4];
+	__u64 limit;
+	__u64 __reserved[3];
 	__u64 pebs_event;
 	__u64 pebs_period;
 };

@@ -10,6 +10,9 @@
  * both give the same trace:
  *   BLOCK  records are taken whenever the module says they are ready, and
  *          acknowledged: the thread waits for room, nothing is lost;
+ *          kmod-step's thread is attached with what --max-size leaves
+ *          as its limit, and waits at its record past it (HELD): the
+ *          cut kills it there;
  *   RING   nothing is taken until the thread stops for good (exit, exec of
  *          a thread that takes over, detach): the newest buffer-full
  *          survives, after a LOST marker for what was overwritten;
@@ -107,6 +110,9 @@ static long attach_once(struct bts_session *s, struct bts_thread *t,
 		return -ENOMEM;
 	}
 	c.buffer = (uintptr_t)kt->buf;
+	/* The module holds the thread at the record past --max-size. */
+	if (s->mode == PTBTS_MODE_BLOCK && s->source == PTBTS_SOURCE_KMOD_STEP)
+		c.limit = bts_limits_left(s);
 	if (s->source == PTBTS_SOURCE_KMOD_PEBS &&
 	    bts_kmod_pebs_map(s, kt, &c))
 		return -ENOMEM;
@@ -289,6 +295,9 @@ int bts_kmod_drain(struct bts_session *s, struct bts_thread *t, bool final)
 	if (s->mode == PTBTS_MODE_BLOCK && kt->tail != before &&
 	    st.state <= PTBTS_STATE_STOPPED)
 		ack(s, kt);
+	/* Waiting at its record past --max-size: the cut kills it there. */
+	if (st.state == PTBTS_STATE_HELD)
+		bts_limits_passed(s);
 	if (s->mode == PTBTS_MODE_STOP && final && st.lost > kt->lost_marked) {
 		bts_src_write_lost(s, t, st.lost - kt->lost_marked);
 		kt->lost_marked = st.lost;
