@@ -554,70 +554,34 @@ TEST(btrace, max_size_cuts_kmod_step_exactly)
 }
 
 /*
- * kmod-step with the default (large) BLOCK buffer: the module holds the
- * thread at its record past --max-size, whatever room the buffer has, and
- * the cut kills it there.  limits-write would create its file and exit 3:
- * in none of ten runs does it get that far, and each trace holds exactly
- * SIZE/24 records.
+ * Ten recordings of limits-write by kmod-step (the default BLOCK buffer,
+ * large), counting to @loops first, cut by @opt @val: each is killed at the
+ * cut (137, the cut named) before it creates its file; @check looks at
+ * each trace's records.
  */
-TEST(btrace, max_size_holds_kmod_step_at_the_bound)
+static void kmod_step_cuts(const char *opt, const char *val, const char *loops,
+			   void (*check)(const char *raw))
 {
 	char *bt = BTRACE_PATH(), *p = PROG_PATH("limits-write");
 	char *file = tmp("cut.btr"), *out = tmp("limits-write.out"), *raw;
 	char *argv[] = { bt, "record", "--no-follow", "--source", "kmod-step",
-			 "--max-size", "1K", "-o", file, "--", p, NULL };
+			 (char *)opt, (char *)val, "-o", file, "--", p, NULL };
 	struct harness_cmd c;
+	char want[32];
 	int i;
 
+	snprintf(want, sizeof(want), "; cut at %s", opt);
 	ASSERT_EQ(setenv("LIMITS_FILE", out, 1), 0);
+	ASSERT_EQ(setenv("LIMITS_LOOPS", loops, 1), 0);
 	for (i = 0; i < 10; i++) {
 		unlink(out);
 		ASSERT_EQ(harness_run(argv, RUN_TIMEOUT, &c), 0);
 		EXPECT_EQ(harness_exit_code(&c), 137);
-		if (!strstr(c.err, "; cut at --max-size"))
-			FAIL("run %d: not cut at --max-size: %s", i, c.err);
+		if (!strstr(c.err, want))
+			FAIL("run %d: not cut at %s: %s", i, opt, c.err);
 		EXPECT_NE(access(out, F_OK), 0);
 		raw = dump_raw(file);
-		EXPECT_EQ(kt_count_lines(raw, "0x"), (size_t)(1024 / 24));
-		free(raw);
-		harness_cmd_free(&c);
-		unlink(file);
-	}
-	unsetenv("LIMITS_FILE");
-	EXPECT_EQ(kt_pinned(), 0);
-	free(bt);
-	free(p);
-	free(file);
-	free(out);
-}
-
-/*
- * --duration under kmod-step: at the time bound the threads are stopped
- * (PTRACE_INTERRUPT) before the kill, and every record they made up to
- * there is taken.  limits-write, counting to 200000 first, never creates
- * its file, and no trace of ten holds a lost record (a cut may come before
- * the first record: then the trace holds none).
- */
-TEST(btrace, duration_stops_kmod_step_before_the_kill)
-{
-	char *bt = BTRACE_PATH(), *p = PROG_PATH("limits-write");
-	char *file = tmp("cut.btr"), *out = tmp("limits-write.out"), *raw;
-	char *argv[] = { bt, "record", "--no-follow", "--source", "kmod-step",
-			 "--duration", "0.05", "-o", file, "--", p, NULL };
-	struct harness_cmd c;
-	int i;
-
-	ASSERT_EQ(setenv("LIMITS_FILE", out, 1), 0);
-	ASSERT_EQ(setenv("LIMITS_LOOPS", "200000", 1), 0);
-	for (i = 0; i < 10; i++) {
-		unlink(out);
-		ASSERT_EQ(harness_run(argv, RUN_TIMEOUT, &c), 0);
-		EXPECT_EQ(harness_exit_code(&c), 137);
-		if (!strstr(c.err, "; cut at --duration"))
-			FAIL("run %d: not cut at --duration: %s", i, c.err);
-		EXPECT_NE(access(out, F_OK), 0);
-		raw = dump_raw(file);
-		EXPECT_EQ(kt_count_lines(raw, "# lost"), (size_t)0);
+		check(raw);
 		free(raw);
 		harness_cmd_free(&c);
 		unlink(file);
@@ -629,6 +593,37 @@ TEST(btrace, duration_stops_kmod_step_before_the_kill)
 	free(p);
 	free(file);
 	free(out);
+}
+
+static void size_over_24_records(const char *raw)
+{
+	EXPECT_EQ(kt_count_lines(raw, "0x"), (size_t)(1024 / 24));
+}
+
+static void no_lost_record(const char *raw)
+{
+	EXPECT_EQ(kt_count_lines(raw, "# lost"), (size_t)0);
+}
+
+/*
+ * --max-size under kmod-step: the module holds the thread at its record
+ * past the bound, whatever room the buffer has, and the cut kills it
+ * there: exactly SIZE/24 records.
+ */
+TEST(btrace, max_size_holds_kmod_step_at_the_bound)
+{
+	kmod_step_cuts("--max-size", "1K", "0", size_over_24_records);
+}
+
+/*
+ * --duration under kmod-step: at the time bound the threads are stopped
+ * (PTRACE_INTERRUPT) before the kill, and every record they made up to
+ * there is taken: no trace holds a lost record (a cut may come before
+ * the first record: then the trace holds none).
+ */
+TEST(btrace, duration_stops_kmod_step_before_the_kill)
+{
+	kmod_step_cuts("--duration", "0.05", "200000", no_lost_record);
 }
 
 /*
