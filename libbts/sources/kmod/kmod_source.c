@@ -110,9 +110,16 @@ static long attach_once(struct bts_session *s, struct bts_thread *t,
 		return -ENOMEM;
 	}
 	c.buffer = (uintptr_t)kt->buf;
-	/* The module holds the thread at the record past --max-size. */
-	if (s->mode == PTBTS_MODE_BLOCK && s->source == PTBTS_SOURCE_KMOD_STEP)
+	/*
+	 * The module holds the thread at the record past --max-size.  A
+	 * limit of 0 would be none: a thread born when the bound is used up
+	 * exactly would make its first record past it, so the cut is now.
+	 */
+	if (s->mode == PTBTS_MODE_BLOCK && s->source == PTBTS_SOURCE_KMOD_STEP) {
 		c.limit = bts_limits_left(s);
+		if (s->max_records && !c.limit)
+			bts_limits_passed(s);
+	}
 	if (s->source == PTBTS_SOURCE_KMOD_PEBS &&
 	    bts_kmod_pebs_map(s, kt, &c))
 		return -ENOMEM;
