@@ -65,9 +65,8 @@ static void add_marker(struct raw_thread *t, const char *text)
 	uint64_t n;
 	char end;
 
-	t->markers = xrealloc(t->markers, (t->nmarkers + 1) * sizeof(char *));
-	t->marker_pos = xrealloc(t->marker_pos,
-				 (t->nmarkers + 1) * sizeof(size_t));
+	t->markers = harness_grow(t->markers, t->nmarkers, sizeof(char *));
+	t->marker_pos = harness_grow(t->marker_pos, t->nmarkers, sizeof(size_t));
 	t->marker_pos[t->nmarkers] = t->n;
 	t->markers[t->nmarkers++] = strdup(text);
 	if (sscanf(text, "lost %" SCNu64 "%c", &n, &end) == 1)
@@ -82,7 +81,7 @@ static void parse_line(struct raw_dump *d, const char *line, size_t lineno)
 	char end;
 
 	if (sscanf(line, "# thread %d%c", &tid, &end) == 1) {
-		d->threads = xrealloc(d->threads, (d->n + 1) * sizeof(*t));
+		d->threads = harness_grow(d->threads, d->n, sizeof(*t));
 		d->threads[d->n++] = (struct raw_thread){ .tid = tid };
 		return;
 	}
@@ -94,7 +93,7 @@ static void parse_line(struct raw_dump *d, const char *line, size_t lineno)
 	}
 	if (!parse_rec(line, &r))
 		FAIL("dump --raw line %zu is malformed: \"%s\"", lineno, line);
-	t->recs = xrealloc(t->recs, (t->n + 1) * sizeof(r));
+	t->recs = harness_grow(t->recs, t->n, sizeof(r));
 	t->recs[t->n++] = r;
 }
 
@@ -158,8 +157,8 @@ void raw_summary_parse(const char *err, struct raw_summary *s)
 
 void raw_labels_add(struct raw_labels *l, const char *name, uint64_t addr)
 {
-	l->names = xrealloc(l->names, (l->n + 1) * sizeof(char *));
-	l->addrs = xrealloc(l->addrs, (l->n + 1) * sizeof(uint64_t));
+	l->names = harness_grow(l->names, l->n, sizeof(char *));
+	l->addrs = harness_grow(l->addrs, l->n, sizeof(uint64_t));
 	l->names[l->n] = strdup(name);
 	l->addrs[l->n++] = addr;
 }
@@ -396,8 +395,7 @@ char **raw_lines(char *out, size_t *n)
 
 	*n = 0;
 	for (l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		v = realloc(v, (*n + 1) * sizeof(*v));
-		ASSERT_TRUE(v != NULL);
+		v = harness_grow(v, *n, sizeof(*v));
 		v[(*n)++] = l;
 	}
 	return v;

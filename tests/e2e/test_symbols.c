@@ -103,7 +103,7 @@ static void traced_open(const char *btr, struct traced *tr)
 	ASSERT_EQ(bts_symbolizer_new(tr->t, pid, &tr->s), 0);
 	ASSERT_EQ(bts_rec_iter_new(tr->t, 0, &it), 0);
 	while (bts_rec_iter_next(it, &r) > 0) {
-		tr->recs = realloc(tr->recs, (tr->n + 1) * sizeof(r));
+		tr->recs = harness_grow(tr->recs, tr->n, sizeof(r));
 		tr->recs[tr->n++] = r;
 	}
 	bts_rec_iter_free(it);

@@ -170,6 +170,14 @@ void harness_aslr_restore(unsigned long persona);
 bool harness_matches(const char *re, const char *s);
 bool harness_matches_lines(const char *re, const char *s);
 
+/*
+ * Room for element @n of an array of @n elements of @size bytes, grown by
+ * doubling (the room is kept implicit: it is @n rounded up to a power of
+ * two); aborts when memory runs out.  A copy per element would make a
+ * parser of a million records quadratic, and slow beyond use under ASan.
+ */
+void *harness_grow(void *p, size_t n, size_t size);
+
 /* Paths inside the build and source trees. */
 char *harness_path(const char *dir, const char *rel);	/* malloc'ed */
 #define BTRACE_PATH()	harness_path(BTS_BUILD_DIR, "btrace")

@@ -58,6 +58,16 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+void *harness_grow(void *p, size_t n, size_t size)
+{
+	if (n & (n - 1))	/* neither 0 nor a power of two: room is left */
+		return p;
+	p = realloc(p, (n ? 2 * n : 1) * size);
+	if (!p)
+		abort();
+	return p;
+}
+
 int harness_run(char *const argv[], int timeout_s, struct harness_cmd *cmd)
 {
 	struct sink out = { 0 }, err = { 0 };

@@ -43,8 +43,7 @@ struct addrs {
 
 static void addrs_add(struct addrs *a, unsigned long long x)
 {
-	a->v = realloc(a->v, (a->n + 1) * sizeof(*a->v));
-	ASSERT_TRUE(a->v != NULL);
+	a->v = harness_grow(a->v, a->n, sizeof(*a->v));
 	a->v[a->n++] = x;
 }
 
