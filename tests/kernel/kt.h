@@ -99,7 +99,8 @@ int kt_freeze_all(void);
 size_t kt_count_lines(const char *s, const char *prefix);
 /*
  * The number of the first line where @got (of @what) and @want (of @ref)
- * differ, both printed to stderr; 0 when they are the same.
+ * differ, both printed to stderr with the three lines before them; 0 when
+ * they are the same.
  */
 size_t kt_first_other_line(const char *what, const char *got,
 			   const char *ref, const char *want);

@@ -436,15 +436,33 @@ size_t kt_count_lines(const char *s, const char *prefix)
 	return n;
 }
 
+/* The (up to) @n lines before line start @at of @start's text, to stderr. */
+static void context_before(const char *who, const char *start, const char *at,
+			   int n)
+{
+	const char *p = at;
+
+	for (; n > 0 && p > start; n--) {
+		p--;			/* the previous line's newline */
+		while (p > start && p[-1] != '\n')
+			p--;
+	}
+	if (p < at)
+		fprintf(stderr, "%s, the lines before:\n%.*s", who, (int)(at - p), p);
+}
+
 size_t kt_first_other_line(const char *what, const char *got,
 			   const char *ref, const char *want)
 {
+	const char *got0 = got, *want0 = want;
 	size_t line = 1;
 
 	while (*got || *want) {
 		size_t a = strcspn(got, "\n"), b = strcspn(want, "\n");
 
 		if (a != b || memcmp(got, want, a)) {
+			context_before(what, got0, got, 3);
+			context_before(ref, want0, want, 3);
 			fprintf(stderr, "%s: line %zu: '%.*s' where %s has '%.*s'\n",
 				what, line, (int)a, got, ref, (int)b, want);
 			return line;
