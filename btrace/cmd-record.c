@@ -426,6 +426,11 @@ int cmd_record(int argc, char **argv)
 		error("record: --output: empty file name");
 		return EXIT_RECORD_FAILED;
 	}
+	/* The file is written under a temporary name and renamed when whole. */
+	if (!strcmp(o.output, "-")) {
+		error("record: --output -: a trace file cannot go to standard output; give a file name");
+		return EXIT_RECORD_FAILED;
+	}
 	if ((o.pebs_event || o.pebs_period) &&
 	    o.source != PTBTS_SOURCE_KMOD_PEBS) {
 		error("record: --pebs-event and --pebs-period go with --source kmod-pebs");

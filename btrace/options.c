@@ -268,8 +268,10 @@ const char *parse_mode(const char *arg, void *value)
 		*(int *)value = PTBTS_MODE_RING;
 	else if (!strcmp(arg, "block"))
 		*(int *)value = PTBTS_MODE_BLOCK;
+	else if (!strcmp(arg, "stop"))
+		*(int *)value = PTBTS_MODE_STOP;
 	else
-		return "unknown mode (ring or block)";
+		return "unknown mode (block, ring or stop)";
 	return NULL;
 }
 

@@ -44,7 +44,7 @@ struct option {
 #define OPT_SOURCE(v, names)	OPT_CALLBACK(0, "source", "NAME", (v), \
 					     names "; see 'btrace info'", parse_source)
 #define OPT_MODE(v)	OPT_CALLBACK(0, "mode", "MODE", (v), \
-				     "block (default: lose nothing) or ring (keep the newest)", \
+				     "block (default: lose nothing), ring (the newest) or stop (the oldest)", \
 				     parse_mode)
 #define OPT_BUFFER(v)	OPT_CALLBACK(0, "buffer", "SIZE", (v), \
 				     "bytes per thread, K/M/G suffixes (default: 4M)", \

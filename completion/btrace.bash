@@ -52,7 +52,7 @@ _btrace()
 		COMPREPLY=($(compgen -W "auto kmod-bts kmod-pebs kmod-step perf-bts ptrace-step qemu-user" -- "$cur"))
 		return ;;
 	--mode)
-		COMPREPLY=($(compgen -W "block ring" -- "$cur"))
+		COMPREPLY=($(compgen -W "block ring stop" -- "$cur"))
 		return ;;
 	--format)
 		if [[ $cmd == export ]]; then

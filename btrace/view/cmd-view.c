@@ -220,6 +220,10 @@ int cmd_view(int argc, char **argv)
 		error("view: -o: empty file name");
 		return EXIT_USAGE;
 	}
+	if (output && !strcmp(output, "-")) {
+		error("view: -o -: the page cannot go to standard output; give a file name");
+		return EXIT_USAGE;
+	}
 	out = output ? strdup(output) : default_output(argv[first]);
 	if (!out) {
 		error("view: out of memory");

@@ -214,6 +214,8 @@ static const struct bad_record bad_records[] = {
 	{ 125, "record: --buffer '99999999999G': not a size",
 	  { "--buffer", "99999999999G", "P" } },
 	{ 125, "record: --mode 'fast': unknown mode", { "--mode", "fast", "P" } },
+	{ 125, "record: --output -: a trace file cannot go to standard output",
+	  { "-o", "-", "P" } },
 	{ 125, "record: --source 'magic': unknown source",
 	  { "--source", "magic", "P" } },
 	{ 125, "record: --pid 'abc': not a process id", { "-p", "abc" } },

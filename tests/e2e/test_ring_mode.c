@@ -6,7 +6,8 @@
  * loop of known pattern, then a raw exit_group.  Its BLOCK-mode trace must
  * be exactly that sequence, the same in two runs; that total less N is
  * what RING mode must report lost, and the N records it keeps must be the
- * end of the sequence.  (A libc program is not used here: where the kernel
+ * end of the sequence; STOP mode keeps the N first, and counts the rest.
+ * (A libc program is not used here: where the kernel
  * puts the stack changes the alignment-dependent paths of libc's string
  * functions now and then, and so its total.)
  */
@@ -108,6 +109,27 @@ TEST(ring_mode, keeps_exactly_the_newest_n)
 	/* The file says so too: one "# lost" marker, before the records. */
 	ASSERT_EQ(r.t->nmarkers, (size_t)1);
 	EXPECT_EQ(r.t->marker_pos[0], (size_t)0);
+	EXPECT_EQ(r.t->lost, total - RING_N);
+	free_run(&r);
+}
+
+/*
+ * STOP mode keeps exactly the oldest N records and counts the rest: the
+ * start of the program, then one "# lost" marker; the program runs on to
+ * its end (exit 0).
+ */
+TEST(stop_mode, keeps_exactly_the_oldest_n)
+{
+	const char *opts[] = { "--mode", "stop", "--buffer", RING_BUFFER, NULL };
+	uint64_t total = block_total();
+	struct run r;
+
+	ASSERT_GT(total, (uint64_t)RING_N);
+	record_run(&r, opts);
+	raw_expect_seq("stop mode", &r.labels, r.t->recs, r.t->n, r.all, RING_N);
+	EXPECT_EQ(r.sum.lost, total - RING_N);
+	ASSERT_EQ(r.t->nmarkers, (size_t)1);
+	EXPECT_EQ(r.t->marker_pos[0], (size_t)RING_N);
 	EXPECT_EQ(r.t->lost, total - RING_N);
 	free_run(&r);
 }

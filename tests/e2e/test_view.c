@@ -143,6 +143,11 @@ TEST(view, one_thread)
 	EXPECT_EQ(harness_btrace(&v, TIMEOUT, "view", "--from", "9", "--to", "3",
 				 btr, NULL), 2);
 	harness_cmd_free(&v);
+	/* Not a file named "-" in the current directory. */
+	EXPECT_EQ(harness_btrace(&v, TIMEOUT, "view", "-o", "-", btr, NULL), 2);
+	EXPECT_TRUE(strstr(v.err, "view: -o -: the page cannot go to standard output") != NULL);
+	EXPECT_EQ(access("-", F_OK), -1);
+	harness_cmd_free(&v);
 	harness_cmd_free(&rec);
 	free(html);
 	free(btr);
