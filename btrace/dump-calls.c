@@ -37,7 +37,7 @@ void dump_call_text(const struct dump_opts *o, const struct bts_segment *s)
 	if (o->insn_range)
 		printf("\tinst %" PRIu64 ",%" PRIu64, s->first, s->last);
 	if (o->line_range && s->file) {
-		printf("\tat %s:%d", s->file, s->line_min);
+		printf("\tat %s:%d", shown(s->file), s->line_min);
 		if (s->line_max != s->line_min)
 			printf(",%d", s->line_max);
 	}

@@ -58,7 +58,7 @@ static void print_source(struct insn_view *v, uint64_t ip)
 	v->file = file;
 	v->line = line;
 	text = source_line(file, line);
-	printf("%s:%d\t%s\n", file, line, text ? text : "");
+	printf("%s:%d\t%s\n", shown(file), line, text ? text : "");
 }
 
 static void print_gap_text(const struct bts_insn_entry *e)

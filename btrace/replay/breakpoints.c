@@ -98,7 +98,7 @@ static void print_place(struct bts_symbolizer *sym, uint64_t addr)
 	else
 		printf("0x%016" PRIx64 " in ?? ()", addr);
 	if (sym && bts_symbolize_line(sym, addr, &file, &line) == 0)
-		printf(" at %s:%d", file, line);
+		printf(" at %s:%d", shown(file), line);
 }
 
 int rc_break(struct replay *r, const char *args)
@@ -135,7 +135,7 @@ int rc_break(struct replay *r, const char *args)
 	r->nbreaks++;
 	printf("Breakpoint %d at 0x%" PRIx64, b->number, addr);
 	if (replay_sym(r) && bts_symbolize_line(replay_sym(r), addr, &file, &line) == 0)
-		printf(": file %s, line %d", file, line);
+		printf(": file %s, line %d", shown(file), line);
 	printf(".\n");
 	return 0;
 }

@@ -115,7 +115,7 @@ static void print_text(struct bts_symbolizer *sym, size_t i,
 	if (!name && bts_symbolize_object(sym, at))
 		printf(" from %s", shown(bts_symbolize_object(sym, at)));
 	if (file)
-		printf(" at %s:%d", file, line);
+		printf(" at %s:%d", shown(file), line);
 	putchar('\n');
 }
 

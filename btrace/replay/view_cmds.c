@@ -64,7 +64,7 @@ int rc_list(struct replay *r, const char *args)
 		return -1;
 	}
 	if (!source_line(file, 1)) {
-		error("list: cannot read %s", file);
+		error("list: cannot read %s", shown(file));
 		return -1;
 	}
 	first = line > 5 ? line - 5 : 1;

@@ -280,3 +280,56 @@ TEST(hostile_paths, source_files_are_opened_only_if_regular_and_shown_escaped)
 	free(dir);
 	free(src);
 }
+
+/*
+ * The names of source files come from debug information, which the program
+ * chose: a program built from a file whose name holds an escape sequence
+ * and a newline has that name shown escaped in every view that names it.
+ */
+TEST(hostile_paths, source_file_names_are_shown_escaped)
+{
+	char *src = harness_path(harness_tmpdir(), "src\033[2Jx\n.c");
+	char *prog = harness_path(harness_tmpdir(), "prog");
+	char *btr = harness_path(harness_tmpdir(), "prog.btr");
+	char *script = harness_path(harness_tmpdir(), "script");
+	char *gcc[] = { "/usr/bin/gcc", "-g", "-O0", "-o", prog, src, NULL };
+	const char *const views[][5] = {
+		{ "dump", "--insns", "--source", btr, NULL },
+		{ "dump", "--calls", "--line-range", btr, NULL },
+		{ "replay", "-x", script, btr, NULL },
+	};
+	struct harness_cmd cmd;
+	FILE *f = fopen(src, "w");
+
+	ASSERT_TRUE(f != NULL);
+	fputs("static int twice(int x)\n{\n\treturn 2 * x;\n}\n\n"
+	      "int main(void)\n{\n\tint s = 0;\n\n"
+	      "\tfor (int i = 0; i < 3; i++)\n\t\ts += twice(i);\n"
+	      "\treturn s != 6;\n}\n", f);
+	ASSERT_EQ(fclose(f), 0);
+	f = fopen(script, "w");
+	ASSERT_TRUE(f != NULL);
+	fputs("break twice\nreverse-continue\nbt\n", f);
+	ASSERT_EQ(fclose(f), 0);
+	ASSERT_EQ(harness_run(gcc, 60, &cmd), 0);
+	ASSERT_EQ(harness_exit_code(&cmd), 0);
+	harness_cmd_free(&cmd);
+	ASSERT_EQ(harness_btrace(&cmd, 60, "record", "-o", btr, "--", prog, NULL), 0);
+	harness_cmd_free(&cmd);
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		EXPECT_EQ(harness_btrace(&cmd, 60, views[i][0], views[i][1],
+					 views[i][2], views[i][3], NULL), 0);
+		if (!strstr(cmd.out, "src\\033[2Jx\\n.c\"") || !plain_lines(cmd.out))
+			harness_fail(__FILE__, __LINE__, "btrace %s %s: the name not escaped in:\n%s",
+				     views[i][0], views[i][1], cmd.out);
+		harness_cmd_free(&cmd);
+	}
+	unlink(src);
+	unlink(prog);
+	unlink(btr);
+	unlink(script);
+	free(src);
+	free(prog);
+	free(btr);
+	free(script);
+}
