@@ -1023,8 +1023,11 @@ struct bts_decoder_opts {
 
 /*
  * A decoder of thread @thread (an index, as in bts_trace_thread()): 0 and
- * *@out.  @t must outlive it.
- * Errors: -BTS_E_INVAL (no such thread, bad options), -BTS_E_NOMEM.
+ * *@out.  @t must outlive it.  It reads the thread's records once here,
+ * for the places where the program rewrote its code.
+ * Errors: -BTS_E_INVAL (no such thread, bad options), -BTS_E_IO (the file
+ * shrank since bts_trace_new() read it), -BTS_E_FORMAT (its records changed
+ * since), -BTS_E_NOMEM.
  */
 BTS_API int bts_insn_decoder_new(const struct bts_trace *t, size_t thread,
 				 const struct bts_decoder_opts *opts,
@@ -1032,8 +1035,10 @@ BTS_API int bts_insn_decoder_new(const struct bts_trace *t, size_t thread,
 BTS_API void bts_insn_decoder_free(struct bts_insn_decoder *d);
 /*
  * The next entry into *insn (@size: the caller's sizeof(*insn)): 1, or 0
- * at the end.
- * Errors: -BTS_E_INVAL (NULL @insn, @size 0), -BTS_E_NOMEM.
+ * at the end.  Code that cannot be read or decoded is no error: it is a
+ * BTS_ICLASS_GAP entry that says why.
+ * Errors: -BTS_E_INVAL (NULL @insn, @size 0), -BTS_E_IO, -BTS_E_FORMAT (the
+ * file shrank or changed since it was opened), -BTS_E_NOMEM.
  */
 BTS_API int bts_insn_next(struct bts_insn_decoder *d,
 			  struct bts_insn_entry *insn, size_t size);

@@ -24,14 +24,16 @@
 #include <linux/types.h>
 #else
 #include <errno.h>
-#include <stdint.h>
-typedef uint16_t u16;
+#include <linux/types.h>
+typedef __u16 u16;
 #endif
 
 #include "branch.h"
 
-/* SDM vol. 2, chapter 2: no instruction is longer than 15 bytes; the CPU
- * faults on a longer one, however valid its parts. */
+/*
+ * SDM vol. 2, chapter 2: no instruction is longer than 15 bytes; the CPU
+ * faults on a longer one, however valid its parts.
+ */
 #define MAX_INSN_LEN	15
 
 /*

@@ -18,15 +18,15 @@
 #include <linux/types.h>
 #else
 #include <stdbool.h>
-#include <stdint.h>
-typedef uint8_t u8;
-typedef int32_t s32;
+#include <linux/types.h>
+typedef __u8 u8;
+typedef __s32 s32;
 #endif
 
 /**
  * enum ptbts_br_kind - what an instruction does to the flow of control
- * @PTBTS_BR_NONE:     not a control transfer (falls through); rep string
- *                     instructions included
+ * @PTBTS_BR_NONE:     not a control transfer: the next instruction runs
+ *                     next; rep string instructions included
  * @PTBTS_BR_JCC:      conditional jump, relative (Jcc)
  * @PTBTS_BR_LOOP:     LOOP/LOOPE/LOOPNE/JCXZ/JECXZ/JRCXZ, relative
  * @PTBTS_BR_JMP:      unconditional jump, relative
@@ -38,8 +38,8 @@ typedef int32_t s32;
  *                     returns sysret/sysexit/rsm: taken, target not decoded
  * @PTBTS_BR_SYSCALL:  syscall/sysenter/int imm8/int3/into/int1: control
  *                     normally returns to the next instruction
- * @PTBTS_BR_OTHER:    anything else that may not fall through and that a
- *                     source must treat with care: xbegin, xabort, xend
+ * @PTBTS_BR_OTHER:    anything else that may go elsewhere than the next
+ *                     instruction and that a source must treat with care: xbegin, xabort, xend
  *                     (an abort jumps to xbegin's fallback), enclu,
  *                     ud0/ud1/ud2
  */
