@@ -184,14 +184,15 @@ static int parse_line(char *line, pid_t pid, bts_map_code_fn code,
 }
 
 /* A build-id already known for the same file mapping, or none. */
-static bool reuse_build_id(const struct bts_mapset *old, struct bts_map *m)
+static bool reuse_build_id(const struct bts_mapset *old, struct bts_map *m,
+			   uint64_t shift)
 {
 	size_t i;
 
 	for (i = 0; old && i < old->n; i++) {
 		const struct bts_map *o = &old->maps[i];
 
-		if (o->start == m->start && o->end == m->end &&
+		if (o->start + shift == m->start && o->end + shift == m->end &&
 		    o->offset == m->offset && !strcmp(o->path, m->path)) {
 			m->build_id_len = o->build_id_len;
 			memcpy(m->build_id, o->build_id, sizeof(m->build_id));
@@ -202,9 +203,9 @@ static bool reuse_build_id(const struct bts_mapset *old, struct bts_map *m)
 }
 
 static void add_build_id(pid_t pid, const struct bts_mapset *old,
-			 struct bts_map *m)
+			 struct bts_map *m, uint64_t shift)
 {
-	if (reuse_build_id(old, m))
+	if (reuse_build_id(old, m, shift))
 		return;
 	if (!strcmp(m->path, "[vdso]"))
 		vdso_build_id(pid, m);
@@ -221,8 +222,13 @@ static int push(struct bts_map **maps, size_t *n, size_t *cap,
 	return 0;
 }
 
+/*
+ * An emulator's guest lives at @shift in its host process: each map of
+ * the guest's is written at its address in the guest, the host's less
+ * @shift (its file and build-id are found at the host's).
+ */
 static int maps_read(pid_t pid, const struct bts_mapset *old,
-		     bts_map_code_fn code, struct bts_map **out)
+		     bts_map_code_fn code, uint64_t shift, struct bts_map **out)
 {
 	struct bts_map *maps = NULL, m;
 	size_t n = 0, cap = 0, lsz = 0;
@@ -245,7 +251,9 @@ static int maps_read(pid_t pid, const struct bts_mapset *old,
 		}
 		if (!r)
 			continue;
-		add_build_id(pid, old, &m);
+		add_build_id(pid, old, &m, shift);
+		m.start -= shift;
+		m.end -= shift;
 		err = push(&maps, &n, &cap, &m);
 		if (err)
 			free(m.path);
@@ -264,7 +272,7 @@ int bts_maps_new(pid_t pid, struct bts_map **out)
 {
 	if (pid <= 0 || !out)
 		return bts_fail(BTS_E_INVAL, "maps: bad argument");
-	return maps_read(pid, NULL, NULL, out);
+	return maps_read(pid, NULL, NULL, 0, out);
 }
 
 void bts_maps_free(struct bts_map *maps, size_t n)
@@ -334,14 +342,14 @@ static bool known(const struct bts_mapset *set, const struct bts_map *m)
 }
 
 int bts_mapset_refresh(struct bts_mapset *set, pid_t pid, uint64_t addr,
-		       bts_map_code_fn code,
+		       bts_map_code_fn code, uint64_t shift,
 		       int (*emit)(void *arg, const struct bts_map *m),
 		       void *arg)
 {
 	struct bts_map *maps;
 	int n, i, err = 0;
 
-	n = maps_read(pid, set, code, &maps);
+	n = maps_read(pid, set, code, shift, &maps);
 	if (n < 0)
 		return n;
 	for (i = 0; i < n && !err; i++)

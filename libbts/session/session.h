@@ -117,6 +117,8 @@ struct bts_session_hooks {
 struct bts_session {
 	pid_t pid;
 	bool spawned;
+	bool guest32;		/* an emulator's guest is i386 code */
+	uint64_t guest_base;	/* host address of the guest's address 0 */
 	int source;
 	int mode;
 	uint64_t buffer_size;
@@ -357,10 +359,11 @@ bool bts_mapset_contains(struct bts_mapset *set, uint64_t addr);
 struct bts_map *bts_mapset_find(const struct bts_mapset *set, uint64_t addr);
 /*
  * The maps of @pid read again (@code: which are code; NULL: the
- * executable ones), each one not known before to @emit.
+ * executable ones; @shift: an emulator's guest's base, taken off the
+ * host's addresses), each one not known before to @emit.
  */
 int bts_mapset_refresh(struct bts_mapset *set, pid_t pid, uint64_t addr,
-		       bts_map_code_fn code,
+		       bts_map_code_fn code, uint64_t shift,
 		       int (*emit)(void *arg, const struct bts_map *m),
 		       void *arg);
 /*

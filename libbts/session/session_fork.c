@@ -91,7 +91,9 @@ static struct bts_proc *proc_new(struct bts_session *s, pid_t pid, pid_t ppid)
 	p->pub.exe = p->exe;
 	p->image = ++s->images;
 	p->mem = p;
-	p->abi32 = bts_proc_is_64bit(pid) == 0;
+	/* An emulator's image is not its guest's: the source knows that one. */
+	p->abi32 = s->ops->caps & BTS_SRC_GUEST ? s->guest32 :
+		   bts_proc_is_64bit(pid) == 0;
 	bts_bp_init(&p->bps);
 	p->bp_off = s->ops->caps & BTS_SRC_NOBP;
 	s->procs[s->nprocs++] = p;

@@ -193,7 +193,8 @@ void bts_maps_write_all(struct bts_session *s)
 {
 	bts_mapset_clear(&s->maps);
 	bts_note_err(s, bts_mapset_refresh(&s->maps, bts_cur_pid(s), 0,
-						 s->ops->map_code, emit_map, s));
+					   s->ops->map_code, s->guest_base,
+					   emit_map, s));
 }
 
 /* Code the known maps do not cover was mapped since: write its maps. */
@@ -204,7 +205,7 @@ void bts_maps_check(struct bts_session *s, uint64_t to)
 	if (bts_mapset_contains(&s->maps, to))
 		return;
 	err = bts_mapset_refresh(&s->maps, bts_cur_pid(s), to,
-				 s->ops->map_code, emit_map, s);
+				 s->ops->map_code, s->guest_base, emit_map, s);
 	/* A process that is gone has no maps to read: not a trace error. */
 	if (err != -BTS_E_SRCH)
 		bts_note_err(s, err);

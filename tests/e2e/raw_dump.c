@@ -303,6 +303,24 @@ void raw_dump_load(const char *btr, struct raw_dump *d)
 	free(btrace);
 }
 
+char *raw_dump_view(const char *btr, const char *view)
+{
+	char *btrace = BTRACE_PATH();
+	char *argv[] = { btrace, "dump", (char *)view, (char *)btr, NULL };
+	struct harness_cmd cmd;
+	char *out;
+
+	ASSERT_EQ(harness_run(argv, BTRACE_TIMEOUT, &cmd), 0);
+	if (harness_exit_code(&cmd) != 0)
+		FAIL("btrace dump %s exited with %d: %s", view,
+		     harness_exit_code(&cmd), cmd.err);
+	out = cmd.out;
+	cmd.out = NULL;
+	harness_cmd_free(&cmd);
+	free(btrace);
+	return out;
+}
+
 void raw_expect_seq(const char *what, const struct raw_labels *l,
 		    const struct raw_rec *got, size_t n,
 		    const struct raw_pair *want, size_t nwant)

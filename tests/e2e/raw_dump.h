@@ -84,6 +84,8 @@ char *raw_record(const char *prog, const char *const opts[], int want_exit,
 		 struct harness_cmd *cmd);
 /* Runs `btrace dump --raw FILE`, asserts success, parses the output. */
 void raw_dump_load(const char *btr, struct raw_dump *d);
+/* `btrace dump VIEW FILE`'s output (malloc'ed); asserts success. */
+char *raw_dump_view(const char *btr, const char *view);
 
 /* Expected records as label names; see raw_expect_seq(). */
 struct raw_pair {

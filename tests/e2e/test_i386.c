@@ -147,24 +147,6 @@ TEST(i386, sys_exact_sequence)
 	free_sys(&r);
 }
 
-static char *dump_view(const char *btr, const char *view)
-{
-	char *btrace = BTRACE_PATH();
-	char *argv[] = { btrace, "dump", (char *)view, (char *)btr, NULL };
-	struct harness_cmd cmd;
-	char *out;
-
-	ASSERT_EQ(harness_run(argv, 40, &cmd), 0);
-	if (harness_exit_code(&cmd) != 0)
-		FAIL("btrace dump %s exited with %d: %s", view,
-		     harness_exit_code(&cmd), cmd.err);
-	out = cmd.out;
-	cmd.out = NULL;
-	harness_cmd_free(&cmd);
-	free(btrace);
-	return out;
-}
-
 /* i386-sys's functions as dump --calls shows them, in order. */
 #define SYS_CALLS "_start print_vsys _start main __kernel_vsyscall main " \
 		  "usr_handler rt_restorer main usr_handler old_restorer " \
@@ -198,7 +180,7 @@ TEST(i386, calls_name_the_vdso_and_decode_32bit)
 	REQUIRE_I386();
 
 	record_sys(&r);
-	calls = dump_view(r.btr, "--calls");
+	calls = raw_dump_view(r.btr, "--calls");
 	calls_names(calls, names, sizeof(names));
 	/* No decode error: every record's path decodes as 32-bit code. */
 	EXPECT_STREQ(names, SYS_CALLS);
@@ -215,7 +197,7 @@ TEST(i386, insns_in_32bit_mode)
 	REQUIRE_I386();
 
 	record_sys(&r);
-	insns = dump_view(r.btr, "--insns");
+	insns = raw_dump_view(r.btr, "--insns");
 	/* 0x58 is pop %eax, not a REX prefix; 0x4? are inc/dec. */
 	snprintf(want, sizeof(want), "0x%016llx <old_restorer+0>:\tpop    %%eax\n",
 		 (unsigned long long)raw_label(&r.labels, "old_restorer"));
@@ -277,7 +259,7 @@ TEST(i386, exec_from_64bit)
 	argv[2] = cmdline;
 	btr = record_argv("exec64.btr", argv, 0);
 	EXPECT_EQ(main_bits(btr), 32);
-	calls = dump_view(btr, "--calls");
+	calls = raw_dump_view(btr, "--calls");
 	after = strstr(calls, "exec, entry ");
 	ASSERT_TRUE(after != NULL);
 	/* After the exec marker's line: i386-sys, as in the test above. */

@@ -36,17 +36,39 @@ void oracle_qemu_branches(char *log, const struct oracle_image *img,
 	free(log);
 }
 
+/* QEMU's own threads (qemu-user) run no guest code: no records, no markers. */
+static void drop_empty_threads(struct oracle_raw *raw)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < raw->n; i++) {
+		if (raw->t[i].pairs.n || raw->t[i].markers)
+			raw->t[n++] = raw->t[i];
+		else
+			oracle_pairs_free(&raw->t[i].pairs);
+	}
+	raw->n = n;
+}
+
 void oracle_btrace_branches(const char *prog, const char *trace_name,
-			    struct oracle_raw *raw, struct harness_cmd *rec)
+			    const char *source, struct oracle_raw *raw,
+			    struct harness_cmd *rec)
 {
 	char *btrace = BTRACE_PATH();
 	char *trace = harness_path(harness_tmpdir(), trace_name);
-	char *rargv[] = { btrace, "record", "--mode", "block", "-o", trace,
-			  "--", (char *)prog, NULL };
+	char *rargv[12] = { btrace, "record", "--mode", "block", "-o", trace };
 	char *dargv[] = { btrace, "dump", "--raw", trace, NULL };
 	struct harness_cmd dump;
 	char err[ORACLE_ERR];
+	size_t n = 6;
 
+	if (source) {
+		rargv[n++] = "--source";
+		rargv[n++] = (char *)source;
+	}
+	rargv[n++] = "--";
+	rargv[n++] = (char *)prog;
+	rargv[n] = NULL;
 	ASSERT_EQ(harness_run(rargv, 40, rec), 0);
 	if (harness_exit_code(rec) != 0)
 		FAIL("btrace record exited with %d: %s",
@@ -57,6 +79,8 @@ void oracle_btrace_branches(const char *prog, const char *trace_name,
 		     harness_exit_code(&dump), dump.err);
 	if (oracle_raw_parse(dump.out, raw, err, sizeof(err)))
 		FAIL("btrace dump --raw: %s", err);
+	if (source && !strcmp(source, "qemu-user"))
+		drop_empty_threads(raw);
 	harness_cmd_free(&dump);
 	free(trace);
 	free(btrace);
@@ -87,7 +111,7 @@ uint64_t oracle_load_bias(const char *out, const struct oracle_image *img)
 	return bias;
 }
 
-void oracle_expect_static_whole(const char *name)
+void oracle_expect_static_whole(const char *name, const char *source)
 {
 	char *prog = PROG_PATH(name), ok[128];
 	struct oracle_pairs want = { 0 };
@@ -106,7 +130,7 @@ void oracle_expect_static_whole(const char *name)
 	EXPECT_EQ(st.outside, (uint64_t)0);
 	EXPECT_GT(want.n, (size_t)3000);
 
-	oracle_btrace_branches(prog, "static.btr", &raw, &rec);
+	oracle_btrace_branches(prog, "static.btr", source, &raw, &rec);
 	EXPECT_STREQ(rec.out, ok);
 	ASSERT_EQ(raw.n, (size_t)1);
 	EXPECT_EQ(raw.t[0].markers, (size_t)0);
@@ -122,7 +146,8 @@ void oracle_expect_static_whole(const char *name)
 }
 
 void oracle_expect_libc_program(const char *name, const char *trace_name,
-				const char *who, oracle_bias_check check)
+				const char *source, const char *who,
+				oracle_bias_check check)
 {
 	char *prog = PROG_PATH(name);
 	struct oracle_pairs all = { 0 }, want = { 0 }, got = { 0 };
@@ -144,7 +169,7 @@ void oracle_expect_libc_program(const char *name, const char *trace_name,
 	EXPECT_GT(st.outside, (uint64_t)10000);
 	EXPECT_GT(want.n, (size_t)500);
 
-	oracle_btrace_branches(prog, trace_name, &raw, &rec);
+	oracle_btrace_branches(prog, trace_name, source, &raw, &rec);
 	/* The same output, but for the address line. */
 	EXPECT_STREQ(strchr(rec.out, '\n'), strchr(q.out, '\n'));
 	ASSERT_EQ(raw.n, (size_t)1);

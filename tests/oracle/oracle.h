@@ -181,11 +181,14 @@ void oracle_qemu_branches(char *log, const struct oracle_image *img,
 			  uint64_t bias, struct oracle_pairs *out,
 			  struct qemu_log_stats *st);
 /*
- * Records @prog with btrace (BLOCK: lossless) into @trace_name in the test's
- * temporary folder and reads `btrace dump --raw` of it into @raw.
+ * Records @prog with btrace (BLOCK: lossless; @source, or the default one
+ * when NULL) into @trace_name in the test's temporary folder and reads
+ * `btrace dump --raw` of it into @raw (for qemu-user, without QEMU's own
+ * threads, which have no records).
  */
 void oracle_btrace_branches(const char *prog, const char *trace_name,
-			    struct oracle_raw *raw, struct harness_cmd *rec);
+			    const char *source, struct oracle_raw *raw,
+			    struct harness_cmd *rec);
 /* Fails the test with oracle_report() when @want and @got differ. */
 void oracle_expect_same(const struct oracle_pairs *want,
 			const struct oracle_pairs *got,
@@ -197,16 +200,18 @@ uint64_t oracle_load_bias(const char *out, const struct oracle_image *img);
  * compared whole: every branch qemu logs is a record btrace dumps, with no
  * gap or other marker.
  */
-void oracle_expect_static_whole(const char *name);
+void oracle_expect_static_whole(const char *name, const char *source);
 /* The variant's own check of the load bias btrace's trace gives @prog. */
 typedef void (*oracle_bias_check)(const char *prog,
 				  const struct oracle_image *img,
 				  uint64_t bias);
 /*
- * The dynamic program @name (with libc), recorded into @trace_name and
- * compared with qemu's log (@who names it) on the program's own functions.
+ * The dynamic program @name (with libc), recorded by @source (NULL: the
+ * default) into @trace_name and compared with qemu's log (@who names it)
+ * on the program's own functions.
  */
 void oracle_expect_libc_program(const char *name, const char *trace_name,
-				const char *who, oracle_bias_check check);
+				const char *source, const char *who,
+				oracle_bias_check check);
 
 #endif /* ORACLE_H */

@@ -17,7 +17,7 @@
 
 TEST(oracle, static_program_every_record)
 {
-	oracle_expect_static_whole("static-oracle");
+	oracle_expect_static_whole("static-oracle", NULL);
 }
 
 /*
@@ -67,6 +67,6 @@ static void bias_from_maps(const char *prog, const struct oracle_image *img,
 
 TEST(oracle, libc_program_own_functions)
 {
-	oracle_expect_libc_program("oracle-libc", "oracle.btr", "qemu",
+	oracle_expect_libc_program("oracle-libc", "oracle.btr", NULL, "qemu",
 				   bias_from_maps);
 }

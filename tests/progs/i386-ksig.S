@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * i386-ksig: a 32-bit program that kmod-step must record exactly as
- * ptrace-step does (tests/kernel/test_i386.c): a counted loop, int $0x80
+ * ptrace-step does (tests/kernel/test_i386.c), and qemu-user with the
+ * sequence tests/e2e/test_qemu_i386.c writes out: a counted loop, int $0x80
  * syscalls, and handlers of SIGUSR1 (rt frame, its restorer runs
  * rt_sigreturn) and SIGUSR2 (old frame, sigreturn).  No vDSO call: its
  * address differs between runs, and the raw records are compared.

@@ -65,7 +65,8 @@ struct ptbts_qu_entry {
  * @nentries:   entries published (store-release after the entry)
  * @state:      &enum ptbts_qu_state, the plugin's
  * @guest_base: the plugin's: host address minus guest address of the
- *              guest's code (0 is all the tracer reads maps for)
+ *              guest's code (0 for x86-64 guests, a page for i386 ones:
+ *              the tracer writes the maps less it)
  * @budget:     the tracer's: records the guest may make in all (the
  *              bound of --max-size and the one record past it that shows
  *              the bound was reached); 0: no bound

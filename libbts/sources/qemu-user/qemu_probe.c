@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * Where the qemu-user source's two programs are: Debian's qemu-x86_64
- * (package qemu-user) and our plugin for it.
+ * Where the qemu-user source's programs are: Debian's qemu-x86_64 and
+ * qemu-i386 (package qemu-user) and our plugin for both.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,8 @@
 
 #include "sources/qemu-user/qemu_user.h"
 
-#define QEMU_NAME	"qemu-x86_64"
+#define QEMU_X86_64	"qemu-x86_64"
+#define QEMU_I386	"qemu-i386"
 #define PLUGIN_NAME	"ptbts-qemu-user.so"
 
 static bool executable(const char *path)
@@ -38,20 +39,27 @@ static bool in_path(const char *name, char *out, size_t len)
 	}
 }
 
-static bool find_qemu(char *out, size_t len, char *why, size_t wlen)
+/*
+ * Each emulator has its own variable, so that BTS_QEMU keeps naming the
+ * x86-64 one it always named.
+ */
+bool bts_qemu_find_emulator(bool i386, char *out, size_t len, char *why,
+			    size_t wlen)
 {
-	const char *env = getenv("BTS_QEMU");
+	const char *var = i386 ? "BTS_QEMU_I386" : "BTS_QEMU";
+	const char *name = i386 ? QEMU_I386 : QEMU_X86_64;
+	const char *env = getenv(var);
 
 	if (env && *env) {
 		if ((size_t)snprintf(out, len, "%s", env) < len && executable(out))
 			return true;
-		snprintf(why, wlen, "%s (BTS_QEMU): %s", env, strerror(errno));
+		snprintf(why, wlen, "%s (%s): %s", env, var, strerror(errno));
 		return false;
 	}
-	if (in_path(QEMU_NAME, out, len))
+	if (in_path(name, out, len))
 		return true;
-	snprintf(why, wlen, QEMU_NAME " not found in PATH (install Debian's "
-		 "qemu-user package)");
+	snprintf(why, wlen, "%s not found in PATH (install Debian's qemu-user "
+		 "package)", name);
 	return false;
 }
 
@@ -142,7 +150,7 @@ static bool plugin_ok(const char *path, char *why, size_t wlen)
 bool bts_qemu_find(char *qemu, char *plugin, size_t len, char *why,
 		   size_t wlen)
 {
-	if (!find_qemu(qemu, len, why, wlen) ||
+	if (!bts_qemu_find_emulator(false, qemu, len, why, wlen) ||
 	    !find_plugin(plugin, len, why, wlen) || !plugin_ok(plugin, why, wlen))
 		return false;
 	/* QEMU's option syntax would split the path at a comma. */

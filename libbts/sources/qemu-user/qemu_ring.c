@@ -178,6 +178,18 @@ static void write_start(struct bts_session *s, struct bts_thread *t)
 	bts_note_err(s, bts_writer_start(s->w, s->pid, s->pid, pc));
 }
 
+/*
+ * Where QEMU put the guest (an i386 one lies above its host's first page):
+ * the plugin says before the guest's first record, so before the maps
+ * that record needs are read.
+ */
+static void note_guest_base(struct bts_session *s)
+{
+	if (!s->guest_base)
+		s->guest_base = __atomic_load_n(&bts_qemu_of(s)->dir->guest_base,
+						__ATOMIC_ACQUIRE);
+}
+
 /* A position the tracer could not have given: what follows is a hole. */
 static void broken(struct bts_session *s, struct bts_thread *t)
 {
@@ -212,6 +224,7 @@ int bts_qemu_drain(struct bts_session *s, struct bts_thread *t, bool final)
 		return 0;
 	bts_proc_enter(s, t->proc);	/* a followed child's maps, if its */
 	write_start(s, t);
+	note_guest_base(s);
 	count = __atomic_load_n(&qt->ring->count, __ATOMIC_ACQUIRE);
 	before = qt->tail;
 	if (count < qt->tail ||

@@ -114,7 +114,10 @@ static int qemu_open(struct bts_session *s)
 	return 0;
 }
 
-/* qemu-x86_64 runs x86-64 programs: anything else is refused here. */
+/*
+ * qemu-x86_64 runs x86-64 programs, qemu-i386 i386 ones: 1 for an i386
+ * program, 0 for an x86-64 one; anything else is refused here.
+ */
 static int check_elf(const char *path)
 {
 	unsigned char id[EI_NIDENT + 4];
@@ -130,15 +133,35 @@ static int check_elf(const char *path)
 	if (n < (ssize_t)sizeof(id) || memcmp(id, ELFMAG, SELFMAG))
 		return bts_fail(BTS_E_NOEXEC, "%s: not an ELF program (qemu-user "
 				"records ELF programs only)", path);
+	/* e_machine lies at the same place in both classes. */
 	memcpy(&machine, id + EI_NIDENT + 2, sizeof(machine));
-	if (id[EI_CLASS] != ELFCLASS64 || machine != EM_X86_64)
-		return bts_fail(BTS_E_NOEXEC, "%s: not an x86-64 program (qemu-user "
-				"records x86-64 programs only)", path);
+	if (id[EI_CLASS] == ELFCLASS64 && machine == EM_X86_64)
+		return 0;
+	if (id[EI_CLASS] == ELFCLASS32 && machine == EM_386)
+		return 1;
+	return bts_fail(BTS_E_NOEXEC, "%s: neither an x86-64 nor an i386 program "
+			"(qemu-user records those only)", path);
+}
+
+/* An i386 program runs under qemu-i386, which the session then names. */
+static int pick_emulator(struct bts_session *s, const char *path)
+{
+	struct bts_qemu *q = bts_qemu_of(s);
+	char why[320];
+	int i386 = check_elf(path);
+
+	if (i386 <= 0)
+		return i386;
+	if (!bts_qemu_find_emulator(true, q->qemu, sizeof(q->qemu), why,
+				    sizeof(why)))
+		return bts_fail(BTS_E_NOSOURCE, "qemu-user: %s", why);
+	s->guest32 = true;
 	return 0;
 }
 
 /*
- * qemu-x86_64 -0 ARGV0 -plugin PLUGIN,fd=N,evfd=M PATH ARGS...: QEMU
+ * qemu-x86_64 (or qemu-i386) -0 ARGV0 -plugin PLUGIN,fd=N,evfd=M PATH
+ * ARGS...: QEMU
  * gives the guest @argv as it was, argv[0] included.
  */
 static int qemu_command(struct bts_session *s, const char *path,
@@ -147,7 +170,7 @@ static int qemu_command(struct bts_session *s, const char *path,
 	struct bts_qemu *q = bts_qemu_of(s);
 	size_t n = 0, i;
 	char **a;
-	int err = check_elf(path);
+	int err = pick_emulator(s, path);
 
 	if (err)
 		return err;

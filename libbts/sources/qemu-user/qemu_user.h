@@ -62,7 +62,13 @@ struct bts_qemu_thread {
 
 /* qemu_probe.c */
 /*
- * qemu-x86_64 (BTS_QEMU, else the PATH's) into @qemu and the plugin
+ * qemu-i386 when @i386 (BTS_QEMU_I386, else the PATH's), qemu-x86_64
+ * otherwise (BTS_QEMU, else the PATH's) into @out: true, or false with @why.
+ */
+bool bts_qemu_find_emulator(bool i386, char *out, size_t len, char *why,
+			    size_t wlen);
+/*
+ * qemu-x86_64 (bts_qemu_find_emulator()) into @qemu and the plugin
  * (BTS_QEMU_PLUGIN, else beside the running program, else as installed,
  * ../lib/ptrace-bts/ from it) into @plugin: true, or false with @why.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Loading into qemu-x86_64: the plugin arguments name the tracer's memfd
+ * Loading into qemu-x86_64 or qemu-i386: the plugin arguments name the tracer's memfd
  * (fd=) and eventfd (evfd=), inherited across QEMU's exec.  The
  * directory is mapped before the guest runs; a plugin that cannot map it
  * refuses to load, and QEMU then ends before the program's first
@@ -26,6 +26,7 @@ struct ptbts_qu_dir *pq_dir;
 int pq_memfd = -1, pq_evfd = -1;
 uint32_t pq_mode;
 uint64_t pq_budget;
+bool pq_i386;
 
 static __thread struct pq_thread self;
 
@@ -107,8 +108,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	pq_dir = p;
 	if (pq_dir->magic != PTBTS_QU_MAGIC || pq_dir->version != PTBTS_QU_VERSION)
 		return refuse("the tracer's pages are of another version");
-	if (strcmp(info->target_name, "x86_64") || info->system_emulation)
-		return refuse("records x86_64 user-mode guests only");
+	pq_i386 = !strcmp(info->target_name, "i386");
+	if ((!pq_i386 && strcmp(info->target_name, "x86_64")) ||
+	    info->system_emulation)
+		return refuse("records x86_64 and i386 user-mode guests only");
 	pq_memfd = move_fd(memfd);
 	pq_evfd = move_fd(evfd);
 	if (pq_memfd < 0 || pq_evfd < 0)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The qemu-user source's plugin, loaded into qemu-x86_64 by libbts
+ * The qemu-user source's plugin, loaded into qemu-x86_64 or qemu-i386 by libbts
  * (sources/qemu-user/): it writes the guest's taken branches, as BTS
  * would, into the tracer's pages (../qemu_abi.h).  GPL-2.0-or-later, as
  * it includes QEMU's qemu-plugin.h (Debian's QEMU source package,
@@ -44,6 +44,7 @@ extern struct ptbts_qu_dir *pq_dir;
 extern int pq_memfd, pq_evfd;
 extern uint32_t pq_mode;
 extern uint64_t pq_budget;	/* the directory's @budget, read once */
+extern bool pq_i386;		/* in qemu-i386: the guest runs i386 code */
 /* The calling thread's state, its ring looked up on first use. */
 struct pq_thread *pq_self(void);
 /* A guest address as QEMU's own memory (qemu-user: guest_base added). */

@@ -72,12 +72,15 @@ static void classify(struct pq_block *b, struct qemu_plugin_insn *insn)
 	b->next = b->last + len;
 	b->kind = PTBTS_BR_NONE;
 	if (ptbts_branch_classify(qemu_plugin_insn_data(insn), (unsigned int)len,
-				  true, &ci))
+				  !pq_i386, &ci))
 		return;
 	b->kind = ci.kind;
 	if (ci.kind == PTBTS_BR_JCC || ci.kind == PTBTS_BR_LOOP ||
 	    ci.kind == PTBTS_BR_JMP || ci.kind == PTBTS_BR_CALL)
 		b->target = b->next + (uint64_t)(int64_t)ci.rel;
+	/* i386 code's pc wraps at 4 GiB. */
+	if (pq_i386)
+		b->target = (uint32_t)b->target;
 }
 
 static void tb_enter(unsigned int vcpu, void *udata);
@@ -221,8 +224,31 @@ static void tb_enter(unsigned int vcpu, void *udata)
 				       __ATOMIC_RELAXED);
 }
 
-#define NR_RT_SIGACTION	13
-#define NR_RT_SIGRETURN	15
+/* The syscalls the records depend on, by their numbers in each ABI. */
+#define NR_RT_SIGACTION		13
+#define NR_RT_SIGRETURN		15
+#define NR32_SIGACTION		67
+#define NR32_SIGRETURN		119
+#define NR32_RT_SIGRETURN	173
+#define NR32_RT_SIGACTION	174
+
+/* The handler a sigaction call installs: the first field of its struct. */
+static void note_sigaction(int64_t num, uint64_t act)
+{
+	if (!act)
+		return;
+	if (!pq_i386 && num == NR_RT_SIGACTION)
+		pq_add_handler(*(const uint64_t *)pq_g2h(act));
+	else if (pq_i386 && (num == NR32_SIGACTION || num == NR32_RT_SIGACTION))
+		pq_add_handler(*(const uint32_t *)pq_g2h(act));
+}
+
+static bool is_sigreturn(int64_t num)
+{
+	if (pq_i386)
+		return num == NR32_SIGRETURN || num == NR32_RT_SIGRETURN;
+	return num == NR_RT_SIGRETURN;
+}
 
 void pq_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
 		uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
@@ -232,12 +258,8 @@ void pq_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
 
 	(void)id, (void)vcpu, (void)a1, (void)a3, (void)a4;
 	(void)a5, (void)a6, (void)a7, (void)a8;
-	if (num == NR_RT_SIGACTION && a2) {
-		/* struct sigaction's first field: the handler. */
-		pq_add_handler(*(const uint64_t *)pq_g2h(a2));
-		return;
-	}
-	if (num != NR_RT_SIGRETURN)
+	note_sigaction(num, a2);
+	if (!is_sigreturn(num))
 		return;
 	me = pq_self();
 	if (me->ring && me->cur) {
