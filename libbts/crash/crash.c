@@ -111,6 +111,9 @@ void bts_crash_check(struct bts_session *s, struct bts_thread *t, int sig,
 		     const siginfo_t *si)
 {
 	struct bts_proc *p = t->proc;
+	struct bts_thread *ct = t;
+	const char *exe = p ? p->exe : NULL;
+	siginfo_t own = *si;
 	char *path;
 	int err;
 
@@ -119,14 +122,16 @@ void bts_crash_check(struct bts_session *s, struct bts_thread *t, int sig,
 		return;
 	p->pub.crash_signal = sig;
 	stop_others(s, p, t);
-	path = bts_crash_name(s->crash_pattern, p->pub.pid, p->exe);
+	if (s->ops->crash)
+		ct = s->ops->crash(s, t, sig, &own, &exe);
+	path = bts_crash_name(s->crash_pattern, p->pub.pid, exe);
 	if (path && bts_crash_refused(p->pub.pid)) {
 		set_error(p, path, -BTS_E_PERM);
 		free(path);
 	} else if (!path) {
 		set_error(p, NULL, bts_fail(BTS_E_NOMEM, "file name"));
 	} else {
-		err = bts_crash_write(s, p, t, sig, si, path);
+		err = bts_crash_write(s, p, ct, sig, &own, exe, path);
 		if (err) {
 			set_error(p, path, err);
 			free(path);

@@ -2,7 +2,7 @@
 /*
  * The flight recorder (btrace record --on-crash): crash.c decides what is a
  * crash and stops the process, crash_write.c writes its trace, unwind.c
- * unwinds its stacks.
+ * unwinds its stacks (unwind_regs.c an emulator's guest's).
  */
 #ifndef BTS_CRASH_H
 #define BTS_CRASH_H
@@ -15,6 +15,14 @@
 size_t bts_unwind_thread(pid_t tid, struct bts_frame *frames, size_t max,
 			 char *why, size_t whylen);
 
+/*
+ * The same from @regs, the registers of an emulator's guest (ptrace shows
+ * the emulator's own); memory and maps are the stopped thread @tid's.
+ */
+size_t bts_unwind_regs(pid_t tid, const struct user_regs_struct *regs,
+		       struct bts_frame *frames, size_t max, char *why,
+		       size_t whylen);
+
 /* The file name for process @p from @pattern (%p, %e, %%); NULL: no memory. */
 char *bts_crash_name(const char *pattern, pid_t pid, const char *exe);
 
@@ -25,9 +33,12 @@ char *bts_crash_name(const char *pattern, pid_t pid, const char *exe);
  */
 bool bts_crash_refused(pid_t pid);
 
-/* Writes the crash trace of @p, @ct the crashing thread; all its threads are stopped. */
+/*
+ * Writes the crash trace of @p (its program @exe), @ct the crashing
+ * thread; all its threads are stopped.
+ */
 int bts_crash_write(struct bts_session *s, struct bts_proc *p,
 		    struct bts_thread *ct, int sig, const siginfo_t *si,
-		    const char *path);
+		    const char *exe, const char *path);
 
 #endif /* BTS_CRASH_H */

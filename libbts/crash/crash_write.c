@@ -10,6 +10,7 @@
  * make a file that is there whole or not at all.
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
@@ -57,7 +58,7 @@ static int write_maps(struct bts_session *s, struct bts_writer *w,
 		      struct bts_proc *p, pid_t tid)
 {
 	struct bts_map *maps = NULL;
-	int n = bts_maps_new(p->pub.pid, &maps), err = 0;
+	int n = bts_maps_session(s, p->pub.pid, &maps), err = 0;
 
 	if (n < 0)
 		return n;
@@ -132,8 +133,15 @@ static int write_thread_state(struct bts_session *s, struct bts_writer *w,
 		memcpy(&th.regs, &regs, sizeof(th.regs));
 		th.has_regs = true;
 	}
-	th.nframes = bts_unwind_thread(u->tid, frames, BTS_CRASH_MAX_FRAMES,
-				       why, sizeof(why));
+	if (!(s->ops->caps & BTS_SRC_GUEST))
+		th.nframes = bts_unwind_thread(u->tid, frames, BTS_CRASH_MAX_FRAMES,
+					       why, sizeof(why));
+	else if (th.has_regs)
+		th.nframes = bts_unwind_regs(u->tid, &regs, frames,
+					     BTS_CRASH_MAX_FRAMES, why, sizeof(why));
+	else	/* ptrace shows the emulator's registers, not its guest's */
+		snprintf(why, sizeof(why), "the emulator gave no registers of "
+			 "this thread");
 	th.frames = frames;
 	th.unwind_error = why[0] ? why : NULL;
 	return bts_writer_crash_thread(w, pid, &th);
@@ -161,7 +169,7 @@ static int write_state(struct bts_session *s, struct bts_writer *w,
 
 int bts_crash_write(struct bts_session *s, struct bts_proc *p,
 		    struct bts_thread *ct, int sig, const siginfo_t *si,
-		    const char *path)
+		    const char *exe, const char *path)
 {
 	struct bts_writer *w;
 	/* It holds memory contents: private, as a core dump is. */
@@ -171,7 +179,7 @@ int bts_crash_write(struct bts_session *s, struct bts_proc *p,
 		return err;
 	err = bts_writer_session(w, s->source, PTBTS_MODE_RING, s->buffer_size);
 	if (!err)
-		err = bts_writer_process(w, p->pub.pid, p->pub.ppid, p->exe);
+		err = bts_writer_process(w, p->pub.pid, p->pub.ppid, exe);
 	if (!err)
 		err = write_maps(s, w, p, ct->tid);
 	if (!err)

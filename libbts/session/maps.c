@@ -275,6 +275,11 @@ int bts_maps_new(pid_t pid, struct bts_map **out)
 	return maps_read(pid, NULL, NULL, 0, out);
 }
 
+int bts_maps_session(struct bts_session *s, pid_t pid, struct bts_map **out)
+{
+	return maps_read(pid, NULL, s->ops->map_code, s->guest_base, out);
+}
+
 void bts_maps_free(struct bts_map *maps, size_t n)
 {
 	size_t i;

@@ -633,6 +633,7 @@ void bts_session_free(struct bts_session *s)
 	bts_skip_free(s);
 	bts_procs_free(s);
 	free(s->crash_pattern);
+	free(s->guest_exe);
 	bts_insn_cache_free(s->icache);
 	bts_block_cache_free(s->bcache);
 	bts_bp_free(&s->bps);

@@ -118,6 +118,7 @@ struct bts_session {
 	pid_t pid;
 	bool spawned;
 	bool guest32;		/* an emulator's guest is i386 code */
+	char *guest_exe;	/* the guest program (its crash traces' name) */
 	uint64_t guest_base;	/* host address of the guest's address 0 */
 	int source;
 	int mode;
@@ -366,6 +367,11 @@ int bts_mapset_refresh(struct bts_mapset *set, pid_t pid, uint64_t addr,
 		       bts_map_code_fn code, uint64_t shift,
 		       int (*emit)(void *arg, const struct bts_map *m),
 		       void *arg);
+/*
+ * The program's code maps of @pid, as the session's source sees them (an
+ * emulator's guest's, at the guest's addresses); their count, or < 0.
+ */
+int bts_maps_session(struct bts_session *s, pid_t pid, struct bts_map **out);
 /*
  * After the map @m was written: a copy of its code when no file holds it
  * (the vDSO), so that readers of the trace can name and decode it.

@@ -15,6 +15,7 @@
 #ifndef BTS_SOURCE_H
 #define BTS_SOURCE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -122,6 +123,16 @@ struct bts_source_ops {
 	/* Every change to the program's code out: it is let go, or killed. */
 	void (*restore)(struct bts_session *s);
 
+	/*
+	 * @t's process is about to die of @sig: what the crash trace needs
+	 * that only the source knows (an emulator's guest's registers) is
+	 * gathered, *@si corrected to the program's own signal, and *@exe
+	 * to the program's file (an emulator's guest's, for the trace's
+	 * name and process).  Returns the thread that crashed (@t, or the
+	 * guest's that the emulator killed itself for).
+	 */
+	struct bts_thread *(*crash)(struct bts_session *s, struct bts_thread *t,
+				    int sig, siginfo_t *si, const char **exe);
 	/*
 	 * @t's registers as the program has them; 0 or -errno.  NULL: the
 	 * source changes none, PTRACE_GETREGS shows them as they are.

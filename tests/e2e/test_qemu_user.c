@@ -516,23 +516,6 @@ TEST(qemu_user, stop_4k_keeps_the_oldest)
 	free(out);
 }
 
-/* --on-crash: not yet (the guest's registers are QEMU's). */
-TEST(qemu_user, on_crash_is_refused)
-{
-	char *btrace = BTRACE_PATH(), *prog = PROG_PATH("static-qemu");
-	char *argv[] = { btrace, "record", "--on-crash", "--source", "qemu-user",
-			 "--", prog, NULL };
-	struct harness_cmd c;
-
-	ASSERT_EQ(harness_run(argv, TIMEOUT, &c), 0);
-	EXPECT_EQ(harness_exit_code(&c), 125);
-	EXPECT_STREQ(c.err, "btrace: record: branch source not available "
-		     "(qemu-user: --on-crash is not supported yet)\n");
-	harness_cmd_free(&c);
-	free(prog);
-	free(btrace);
-}
-
 /* -p: QEMU records only the programs it starts; gdbserver: not driven. */
 TEST(qemu_user, attach_and_gdbserver_are_refused)
 {

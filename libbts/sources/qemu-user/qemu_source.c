@@ -73,6 +73,7 @@ static void qemu_close(struct bts_session *s)
 	if (q->argv)
 		free(q->argv[4]);
 	free(q->argv);
+	free(q->regs);
 	free(q);
 	s->src = NULL;
 }
@@ -85,15 +86,6 @@ static int qemu_open(struct bts_session *s)
 
 	if (!q)
 		return bts_fail(BTS_E_NOMEM, "qemu-user session");
-	/*
-	 * A crash trace needs the guest's registers, which are QEMU's to
-	 * know, and QEMU catches the guest's faults itself: not done yet.
-	 */
-	if (s->on_crash) {
-		free(q);
-		return bts_fail(BTS_E_NOSOURCE, "qemu-user: --on-crash is not "
-				"supported yet");
-	}
 	q->memfd = q->evfd = -1;
 	s->src = q;
 	if (!bts_qemu_find(q->qemu, q->plugin, sizeof(q->qemu), why, sizeof(why))) {
@@ -152,6 +144,10 @@ static int pick_emulator(struct bts_session *s, const char *path)
 
 	if (i386 <= 0)
 		return i386;
+	/* libunwind here unwinds x86-64 stacks only. */
+	if (s->on_crash)
+		return bts_fail(BTS_E_NOSOURCE, "qemu-user: --on-crash records "
+				"x86-64 programs only");
 	if (!bts_qemu_find_emulator(true, q->qemu, sizeof(q->qemu), why,
 				    sizeof(why)))
 		return bts_fail(BTS_E_NOSOURCE, "qemu-user: %s", why);
@@ -169,6 +165,7 @@ static int qemu_command(struct bts_session *s, const char *path,
 {
 	struct bts_qemu *q = bts_qemu_of(s);
 	size_t n = 0, i;
+	const char *base;
 	char **a;
 	int err = pick_emulator(s, path);
 
@@ -177,8 +174,11 @@ static int qemu_command(struct bts_session *s, const char *path,
 	while (argv[n])
 		n++;
 	a = calloc(n + 7, sizeof(*a));
-	if (!a || asprintf(&a[4], "%s,fd=%d,evfd=%d", q->plugin, q->memfd,
-			   q->evfd) < 0) {
+	s->guest_exe = strdup(path);
+	base = strrchr(path, '/');
+	snprintf(q->base, sizeof(q->base), "%s", base ? base + 1 : path);
+	if (!a || !s->guest_exe ||
+	    asprintf(&a[4], "%s,fd=%d,evfd=%d", q->plugin, q->memfd, q->evfd) < 0) {
 		free(a);
 		return bts_fail(BTS_E_NOMEM, "qemu-user command line");
 	}
@@ -233,6 +233,8 @@ static void qemu_attach(struct bts_session *s, struct bts_thread *t)
 		q->budget = s->max_records ? s->max_records + 1 : 0;
 		q->dir->budget = q->budget;
 		q->rw.any_mode = q->budget != 0;
+		if (s->on_crash)
+			bts_qemu_allow_core(s);
 	}
 	/*
 	 * A process's first thread, or a thread started once the plugin
@@ -283,14 +285,6 @@ static pid_t qemu_wait(struct bts_session *s, int *status)
 	return bts_ready_wait(s, &bts_qemu_of(s)->rw, status);
 }
 
-/* QEMU's registers are not the guest's, which only QEMU knows. */
-static int qemu_getregs(struct bts_session *s, struct bts_thread *t,
-			struct user_regs_struct *r)
-{
-	(void)s, (void)t, (void)r;
-	return -EOPNOTSUPP;
-}
-
 const struct bts_source_ops bts_qemu_user_ops = {
 	.id = PTBTS_SOURCE_QEMU_USER,
 	.caps = BTS_SRC_NOBP | BTS_SRC_GUEST,
@@ -304,5 +298,7 @@ const struct bts_source_ops bts_qemu_user_ops = {
 	.exec = qemu_exec,
 	.drain = drain_final,
 	.wait = qemu_wait,
-	.getregs = qemu_getregs,
+	.signal = bts_qemu_signal,
+	.crash = bts_qemu_crash,
+	.getregs = bts_qemu_getregs,
 };

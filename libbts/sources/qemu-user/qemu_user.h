@@ -10,15 +10,18 @@
  * qemu_source.c  the session's side: memfd, eventfd, QEMU's command line,
  *                the source's operations (bts_qemu_user_ops)
  * qemu_ring.c    one thread's ring: given, read, acknowledged, taken back
+ * qemu_crash.c   a crash's registers, from the guest core QEMU writes
  * qemu_maps.c    which of QEMU's mappings are the guest's code
  */
 #ifndef BTS_QEMU_USER_H
 #define BTS_QEMU_USER_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/user.h>
 
 #include "internal.h"
 #include "sources/qemu-user/qemu_abi.h"
@@ -26,6 +29,19 @@
 
 struct bts_session;
 struct bts_thread;
+struct bts_stop_event;
+
+/* A guest thread's registers, from the guest core (qemu_crash.c). */
+struct bts_qemu_regs {
+	pid_t tid;
+	struct user_regs_struct regs;
+};
+
+/* A signal-delivery-stop of a thread of QEMU's. */
+struct bts_qemu_sig {
+	siginfo_t si;
+	pid_t tid, pid;
+};
 
 /* The session's side. */
 struct bts_qemu {
@@ -40,6 +56,10 @@ struct bts_qemu {
 	char qemu[PATH_MAX];
 	char plugin[PATH_MAX];
 	char **argv;		/* QEMU's command line */
+	char base[NAME_MAX + 1];	/* the program's file name, in QEMU's core's */
+	struct bts_qemu_regs *regs;	/* at a crash: the guest core's */
+	size_t nregs;
+	struct bts_qemu_sig last, prev;	/* the last two signal stops */
 	bool told;		/* the plugin's refusal was reported */
 	bool started;		/* the main thread's START chunk is written */
 };
@@ -88,6 +108,22 @@ void bts_qemu_give(struct bts_session *s, struct bts_thread *t);
 int bts_qemu_drain(struct bts_session *s, struct bts_thread *t, bool final);
 /* The thread leaves: its ring unmapped, its entry dead. */
 void bts_qemu_forget(struct bts_session *s, struct bts_thread *t);
+
+/* qemu_crash.c: the guest core, for --on-crash. */
+/* At the start: QEMU's soft RLIMIT_CORE raised to its hard limit. */
+void bts_qemu_allow_core(struct bts_session *s);
+/* A signal-delivery-stop: its siginfo kept; the signal, to deliver. */
+int bts_qemu_signal(struct bts_session *s, struct bts_thread *t,
+		    const struct bts_stop_event *ev);
+/*
+ * At the crash: the guest core read and deleted, *@si the guest's fault,
+ * *@exe the guest's program; the guest thread that crashed.
+ */
+struct bts_thread *bts_qemu_crash(struct bts_session *s, struct bts_thread *t,
+				  int sig, siginfo_t *si, const char **exe);
+/* The guest's registers of @t, from its core: 0, or -ENODATA. */
+int bts_qemu_getregs(struct bts_session *s, struct bts_thread *t,
+		     struct user_regs_struct *r);
 
 /* qemu_maps.c: whether QEMU's mapping is code of the guest's. */
 bool bts_qemu_map_code(pid_t pid, const char *perms, const char *path,
