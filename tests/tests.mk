@@ -24,7 +24,9 @@ TEST_BIN    := $(O)/tests/bts-tests
 FUZZ_SRC    := $(wildcard tests/fuzz/*.c)
 FUZZ_BIN    := $(FUZZ_SRC:tests/fuzz/%.c=$(O)/fuzz/%)
 
-TEST_DEFS   := -DBTS_BUILD_DIR='"$(abspath $(O))"' -DBTS_SRC_DIR='"$(abspath .)"'
+# BTS_CC: the compiler of this build, for the tests that build objects.
+TEST_DEFS   := -DBTS_BUILD_DIR='"$(abspath $(O))"' -DBTS_SRC_DIR='"$(abspath .)"' \
+	       -DBTS_CC='"$(CC)"'
 # Unit tests reach libbts's internals through one header: include-internal/bts_internal.h.
 $(TEST_OBJ): CPPFLAGS += $(TEST_DEFS) -Itests/harness -Ilibbts/include-internal
 
