@@ -762,8 +762,8 @@ ssize_t bts_control_write(struct bts_control *c, uint64_t addr,
 		return bts_fail_errno(BTS_E_IO, "%s", path);
 	n = pwrite(fd, buf, len, (off_t)addr);
 	close(fd);
-	bts_block_cache_flush(s->bcache);
-	bts_insn_cache_flush(s->icache);
+	if (s->ops->code_changed)
+		s->ops->code_changed(s);
 	for (i = 0; i < c->nbps; i++)
 		if (c->bps[i] >= addr && c->bps[i] - addr < len)
 			plant(c, c->bps[i]);

@@ -11,6 +11,15 @@
 
 #define BTS_CRASH_MAX_FRAMES	256
 
+/* crash.c: whether @sig (as @si tells it) kills thread @tid. */
+bool bts_crash_fatal(pid_t tid, int sig, const siginfo_t *si);
+/*
+ * The session's crash hook (struct bts_session_setup): when @sig kills
+ * @t's process, every thread of it stops and its crash trace is written.
+ */
+void bts_crash_check(struct bts_session *s, struct bts_thread *t, int sig,
+		     const siginfo_t *si);
+
 /* Frames of stopped thread @tid into @frames; *why says why it stopped early. */
 size_t bts_unwind_thread(pid_t tid, struct bts_frame *frames, size_t max,
 			 char *why, size_t whylen);

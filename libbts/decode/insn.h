@@ -106,7 +106,7 @@ struct bts_branch {
  */
 int bts_branch_decode(const void *buf, size_t len, uint64_t pc,
 		      struct bts_branch *out);
-/* The same for either machine mode (@is32: i386 code, as abi32.c decodes it). */
+/* The same in either mode (@is32: i386 code, ptrace-step's abi32.c). */
 int bts_branch_decode_mode(bool is32, const void *buf, size_t len, uint64_t pc,
 			   struct bts_branch *out);
 

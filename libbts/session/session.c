@@ -19,7 +19,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "session/abi32.h"
 #include "session/session.h"
 #include "trace/writer.h"
 #include "util/opts.h"
@@ -59,32 +58,6 @@ int bts_session_opts_take(const struct bts_session_opts *opts,
 }
 
 /*
- * The first source of the table (fastest first) that takes @want in
- * @mode; else why the one asked for cannot record.  ptrace-step, whose
- * working shows when the tracee is seized, is last and probes nothing.
- */
-static int pick_source(int want, int mode, const struct bts_source_ops **ops)
-{
-	struct bts_source_info info[8];
-	int i, n;
-
-	for (i = 0; bts_source_table[i]; i++) {
-		n = bts_source_table[i]->pick(want, mode);
-		if (n > 0)
-			*ops = bts_source_table[i];
-		if (n)
-			return n;
-	}
-	n = bts_probe_sources(info, ARRAY_SIZE(info), sizeof(info[0]));
-	for (i = 0; i < n && i < (int)ARRAY_SIZE(info); i++)
-		if (info[i].source == want)
-			return bts_fail(BTS_E_NOSOURCE, "%s: %s", bts_source_name(want),
-					info[i].available ? "cannot drive a recording yet"
-							  : info[i].why);
-	return bts_fail(BTS_E_INVAL, "unknown source %d", want);
-}
-
-/*
  * kmod-pebs's event and period: the module's defaults where not given;
  * another source takes neither.
  */
@@ -111,78 +84,55 @@ static int pebs_opts(struct bts_session_opts *o)
 	return 0;
 }
 
-/*
- * BTS_STEP_MODE=single: every instruction single-stepped, no breakpoint
- * planted: the slow reference that branch stops are compared with.
- */
-static bool single_step_mode(void)
+int bts_session_opts_check(struct bts_session_opts *o)
 {
-	const char *m = getenv("BTS_STEP_MODE");
-
-	return m && !strcmp(m, "single");
+	if (o->mode != PTBTS_MODE_RING && o->mode != PTBTS_MODE_STOP &&
+	    o->mode != PTBTS_MODE_BLOCK)
+		return bts_fail(BTS_E_INVAL, "unknown mode %d", o->mode);
+	if (o->buffer_size && o->buffer_size < sizeof(struct ptbts_record))
+		return bts_fail(BTS_E_INVAL, "a buffer of %llu bytes holds no record",
+				(unsigned long long)o->buffer_size);
+	if (o->buffer_size > (1ULL << 40))
+		return bts_fail(BTS_E_INVAL, "a buffer of %llu bytes is too large",
+				(unsigned long long)o->buffer_size);
+	return pebs_opts(o);
 }
 
-int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
+int bts_session_new(const struct bts_session_setup *setup, pid_t pid,
 		    struct bts_session **out)
 {
-	const struct bts_source_ops *ops = NULL;
-	struct bts_session_opts o;
+	const struct bts_session_opts *o = &setup->opts;
+	const struct bts_source_ops *ops = setup->ops;
 	struct bts_session *s;
-	int err, source;
+	int err;
 
-	err = bts_session_opts_take(opts, &o);
-	if (err)
-		return err;
-	if (o.mode != PTBTS_MODE_RING && o.mode != PTBTS_MODE_STOP &&
-	    o.mode != PTBTS_MODE_BLOCK)
-		return bts_fail(BTS_E_INVAL, "unknown mode %d", o.mode);
-	if (o.buffer_size && o.buffer_size < sizeof(struct ptbts_record))
-		return bts_fail(BTS_E_INVAL, "a buffer of %llu bytes holds no record",
-				(unsigned long long)o.buffer_size);
-	if (o.buffer_size > (1ULL << 40))
-		return bts_fail(BTS_E_INVAL, "a buffer of %llu bytes is too large",
-				(unsigned long long)o.buffer_size);
-	err = pebs_opts(&o);
-	if (err)
-		return err;
-	source = pick_source(o.source, o.mode, &ops);
-	if (source < 0)
-		return source;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return bts_fail(BTS_E_NOMEM, "session");
-	s->icache = bts_insn_cache_new();
-	s->bcache = bts_block_cache_new();
-	if (!s->icache || !s->bcache) {
-		bts_insn_cache_free(s->icache);
-		bts_block_cache_free(s->bcache);
-		free(s);
-		return bts_fail(BTS_E_NOMEM, "instruction cache");
-	}
 	bts_bp_init(&s->bps);
-	s->single = single_step_mode();
 	s->pid = pid;
-	s->source = source;
+	s->source = setup->source;
 	s->ops = ops;
-	s->mode = o.mode;
-	s->buffer_size = o.buffer_size ? o.buffer_size : BTS_DEFAULT_BUFFER;
-	s->pebs_event = o.pebs_event;
-	s->pebs_period = o.pebs_period;
-	s->w = o.writer;
+	s->crash_check = setup->crash_check;
+	s->mode = o->mode;
+	s->buffer_size = o->buffer_size ? o->buffer_size : BTS_DEFAULT_BUFFER;
+	s->pebs_event = o->pebs_event;
+	s->pebs_period = o->pebs_period;
+	s->w = o->writer;
 	/* Every source follows children (session_fork.c starts them). */
-	s->follow = !o.no_follow;
-	s->on_crash = o.on_crash;
-	if (o.crash_pattern && !(s->crash_pattern = strdup(o.crash_pattern))) {
+	s->follow = !o->no_follow;
+	s->on_crash = o->on_crash;
+	if (o->crash_pattern && !(s->crash_pattern = strdup(o->crash_pattern))) {
 		bts_session_free(s);
 		return bts_fail(BTS_E_NOMEM, "crash pattern");
 	}
 	err = ops->open ? ops->open(s) : 0;
 	if (!err)
-		err = bts_limits_init(s, o.max_size, o.duration_ms);
+		err = bts_limits_init(s, o->max_size, o->duration_ms);
 	if (!err)
-		err = bts_place_init(s, o.cpu_placement, o.cpu);
+		err = bts_place_init(s, o->cpu_placement, o->cpu);
 	if (!err && ops->caps & BTS_SRC_SKIP)
-		err = bts_skip_init(s, o.skip);
+		err = ops->skip(s, o->skip);
 	if (err) {
 		bts_session_free(s);
 		return err;
@@ -367,8 +317,8 @@ static void on_signal(struct bts_session *s, struct bts_thread *t,
 	/* Without a signal op, every signal is the program's. */
 	if (s->ops->signal)
 		sig = s->ops->signal(s, t, ev);
-	if (sig && s->on_crash)
-		bts_crash_check(s, t, sig, &ev->si);
+	if (sig && s->crash_check)
+		s->crash_check(s, t, sig, &ev->si);
 	bts_resume(s, t, sig);
 }
 
@@ -630,12 +580,9 @@ void bts_session_free(struct bts_session *s)
 	if (s->ops && s->ops->close)
 		s->ops->close(s);
 	bts_place_release(s);
-	bts_skip_free(s);
 	bts_procs_free(s);
 	free(s->crash_pattern);
 	free(s->guest_exe);
-	bts_insn_cache_free(s->icache);
-	bts_block_cache_free(s->bcache);
 	bts_bp_free(&s->bps);
 	bts_mapset_clear(&s->maps);
 	free(s->threads);

@@ -11,9 +11,12 @@
  * session_threads.c  the thread table, rings, records to the writer
  * session_fork.c     processes: the main one and the children followed
  * breakpoints.c      the int3 table of a memory (a source's and a debugger's)
- * ../crash/          the flight recorder's crash traces (--on-crash)
- * ../sources/NAME/   the sources, each with its state behind the
- *                    session's and each thread's @src
+ * source_names.c     the names of the sources
+ *
+ * The session calls nothing above it: the layer that creates one
+ * (../recorder/) hands it the source it picked (../sources/NAME/, each
+ * with its state behind the session's and each thread's @src) and the
+ * flight recorder's hook (../crash/), in a struct bts_session_setup.
  */
 #ifndef BTS_SESSION_H
 #define BTS_SESSION_H
@@ -23,7 +26,6 @@
 #include <sys/user.h>
 
 #include "session/breakpoints.h"
-#include "decode/insn.h"
 #include "internal.h"
 #include "records/ring.h"
 #include "session/stop_event.h"
@@ -63,7 +65,7 @@ struct bts_proc {
 	struct bts_bptab bps;
 	bool bp_off;
 	bool nobp;		/* its threads single-step (no int3 of ours) */
-	bool abi32;		/* a 32-bit (i386) image (abi32.c) */
+	bool abi32;		/* a 32-bit (i386) image (bts_proc_is_64bit()) */
 	uint64_t image;		/* equal numbers: the same code at the same addresses */
 	size_t nthreads;	/* live threads */
 };
@@ -114,6 +116,23 @@ struct bts_session_hooks {
 	void *arg;
 };
 
+/*
+ * What the layer that creates a session (recorder/) hands it: the options,
+ * whole and checked, the source it picked from its table, and the hook of
+ * the flight recorder.
+ */
+struct bts_session_setup {
+	struct bts_session_opts opts;	/* bts_session_opts_check()ed */
+	const struct bts_source_ops *ops;
+	int source;			/* PTBTS_SOURCE_* it records as */
+	/*
+	 * A signal the program is about to get (--on-crash): written as a
+	 * crash trace when it is fatal.  NULL: nothing is done with it.
+	 */
+	void (*crash_check)(struct bts_session *s, struct bts_thread *t,
+			    int sig, const siginfo_t *si);
+};
+
 struct bts_session {
 	pid_t pid;
 	bool spawned;
@@ -133,13 +152,11 @@ struct bts_session {
 	size_t nthreads, cap;
 	struct bts_thread *last;	/* the thread of the last event */
 
-	struct bts_insn_cache *icache;
 	struct bts_mapset maps;
 
-	bool single;		/* BTS_STEP_MODE=single: step every instruction */
+	bool no_int3;		/* the source plants no int3 in this session */
 	bool bp_off;		/* no more breakpoints (the program is dying) */
 	struct bts_bptab bps;
-	struct bts_block_cache *bcache;
 	struct bts_fork forks[16];
 	size_t nforks;
 
@@ -153,6 +170,9 @@ struct bts_session {
 	const struct bts_source_ops *ops;	/* the source that records */
 	void *src;		/* its state (sources/NAME/) */
 	struct bts_session_hooks hooks;	/* a debugger's, when one controls it */
+	/* The flight recorder's (struct bts_session_setup); NULL: none. */
+	void (*crash_check)(struct bts_session *s, struct bts_thread *t,
+			    int sig, const siginfo_t *si);
 
 	/* The processes (session_fork.c, crash/). */
 	struct bts_proc **procs;
@@ -164,12 +184,11 @@ struct bts_session {
 	bool on_crash;		/* flight recorder: crash traces only */
 	char *crash_pattern;
 
-	/* Placement and bounds (placement.c, skip.c, limits.c). */
+	/* Placement and bounds (placement.c, limits.c). */
 	int cpu;		/* tracer and program share it; -1: not placed */
 	bool placed;		/* @tracer_mask is to be put back */
 	bool prog_saved;	/* @prog_mask: an attached process' own */
 	cpu_set_t tracer_mask, prog_mask;
-	struct bts_skip *skip;	/* objects run at full speed; NULL: none */
 	uint64_t max_records;	/* 0: no bound */
 	uint64_t emitted;	/* records counted against it */
 	uint64_t deadline_ns;	/* CLOCK_MONOTONIC; 0: none */
@@ -178,7 +197,11 @@ struct bts_session {
 };
 
 /* session.c */
-int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
+/*
+ * The session of @setup for process @pid (0: spawned later): its source
+ * open, its bounds and placement set.  0 or -BTS_E_*.
+ */
+int bts_session_new(const struct bts_session_setup *setup, pid_t pid,
 		    struct bts_session **out);
 /*
  * @opts (may be NULL) into @o, whole, by the rule of util/opts.h:
@@ -186,6 +209,12 @@ int bts_session_new(const struct bts_session_opts *opts, pid_t pid,
  */
 int bts_session_opts_take(const struct bts_session_opts *opts,
 			  struct bts_session_opts *o);
+/*
+ * The options @o taken refused when they do not hold together (mode,
+ * buffer size, PEBS event), kmod-pebs's defaults filled in: 0 or
+ * -BTS_E_INVAL.
+ */
+int bts_session_opts_check(struct bts_session_opts *o);
 int bts_session_write_start(struct bts_session *s);
 void bts_note_err(struct bts_session *s, int err);
 int bts_resume(struct bts_session *s, struct bts_thread *t, int sig);
@@ -219,7 +248,22 @@ void bts_session_restore(struct bts_session *s);
 /* session_sync.c: the file holds what was recorded up to a second ago */
 void bts_session_sync_due(struct bts_session *s);
 
+/*
+ * session_spawn.c: @name as exec would find it (PATH), into @out; 0, or
+ * -BTS_E_* saying why it cannot run.
+ */
+int bts_spawn_resolve(const char *name, char *out, size_t len);
+/* The session of @setup for the program at @path run with @argv. */
+int bts_session_spawn(const struct bts_session_setup *setup,
+		      char *const argv[], const char *path,
+		      struct bts_session **out);
+
 /* session_attach.c */
+/* 0 when process @pid may be attached to, else -BTS_E_* saying why not. */
+int bts_attach_check(pid_t pid);
+/* The session of @setup, attached to every thread of process @pid. */
+int bts_session_attach(const struct bts_session_setup *setup, pid_t pid,
+		       struct bts_session **out);
 int bts_detach_all(struct bts_session *s);
 /* Every thread stopped (PTRACE_INTERRUPT), its records taken meanwhile. */
 void bts_quiesce(struct bts_session *s);
@@ -228,17 +272,6 @@ void bts_quiesce(struct bts_session *s);
 int bts_place_init(struct bts_session *s, int placement, int cpu);
 void bts_place_thread(struct bts_session *s, pid_t tid);
 void bts_place_release(struct bts_session *s);
-
-/* skip.c: objects run at full speed */
-int bts_skip_init(struct bts_session *s, const char *const *globs);
-void bts_skip_free(struct bts_session *s);
-/* The maps changed (exec): what was known of them is forgotten. */
-void bts_skip_forget(struct bts_session *s);
-/* Whether @addr is code of a skipped object. */
-bool bts_skip_addr(struct bts_session *s, uint64_t addr);
-/* The thread at @regs is about to run a skipped object: let it. */
-void bts_skip_enter(struct bts_session *s, struct bts_thread *t,
-		    const struct user_regs_struct *regs);
 
 /* limits.c: --max-size, --duration */
 int bts_limits_init(struct bts_session *s, uint64_t max_size,
@@ -347,11 +380,6 @@ void bts_fork_event(struct bts_session *s, struct bts_thread *t, pid_t child,
 bool bts_fork_child_stop(struct bts_session *s, pid_t tid);
 bool bts_fork_forget(struct bts_session *s, pid_t pid);
 void bts_fork_kill_shadows(struct bts_session *s);
-
-/* crash.c: the flight recorder */
-bool bts_crash_fatal(pid_t tid, int sig, const siginfo_t *si);
-void bts_crash_check(struct bts_session *s, struct bts_thread *t, int sig,
-		     const siginfo_t *si);
 
 /* maps.c */
 void bts_mapset_clear(struct bts_mapset *set);

@@ -11,7 +11,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "session/abi32.h"
 #include "session/session.h"
 
 #define ATTACH_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | \
@@ -90,7 +89,7 @@ static int seize_pass(struct bts_session *s)
 	return err ? err : added;
 }
 
-static int check_pid(pid_t pid)
+int bts_attach_check(pid_t pid)
 {
 	if (pid <= 0)
 		return bts_fail(BTS_E_SRCH, "no process %d", (int)pid);
@@ -101,24 +100,15 @@ static int check_pid(pid_t pid)
 	return 0;
 }
 
-int bts_session_new_attach(pid_t pid, const struct bts_session_opts *opts,
-			   struct bts_session **out)
+int bts_session_attach(const struct bts_session_setup *setup, pid_t pid,
+		       struct bts_session **out)
 {
-	struct bts_session_opts o32;
 	struct bts_session *s;
 	struct bts_writer *w;
-	char exe[64];
 	int err, n;
 	size_t i;
 
-	if (!out)
-		return bts_fail(BTS_E_INVAL, "attach: no result pointer");
-	err = check_pid(pid);
-	if (err)
-		return err;
-	/* auto picks ptrace-step for a 32-bit program (abi32.c). */
-	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
-	err = bts_session_new(bts_abi32_opts(opts, exe, &o32), pid, &s);
+	err = bts_session_new(setup, pid, &s);
 	if (err)
 		return err;
 	/* An emulator's source records only the programs it starts under it. */

@@ -43,7 +43,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "session/abi32.h"
 #include "session/session.h"
 #include "trace/writer.h"
 #include "util/array.h"
@@ -163,8 +162,8 @@ void bts_proc_enter(struct bts_session *s, struct bts_proc *p)
 	s->cur = p;
 	if (p->image != was->image) {
 		/* Other code at the same addresses, maybe. */
-		bts_insn_cache_flush(s->icache);
-		bts_block_cache_flush(s->bcache);
+		if (s->ops->code_changed)
+			s->ops->code_changed(s);
 	}
 }
 
@@ -313,7 +312,7 @@ static void let_go(struct bts_session *s, pid_t pid, bool vfork, bool owner)
 {
 	struct bts_thread *t;
 
-	if (vfork && owner && !s->single && !s->bp_off) {
+	if (vfork && owner && !s->no_int3 && !s->bp_off) {
 		if (!bts_thread_add_shadow(s, pid, &t)) {
 			s->ops->attach(s, t);
 			bts_resume(s, t, 0);
@@ -561,7 +560,7 @@ int bts_proc_exec(struct bts_session *s, struct bts_thread *t, uint64_t *entry)
 	if (s->w)
 		bts_note_err(s, bts_writer_exec(s->w, p->pub.pid, t->tid, p->exe,
 						regs.rip));
-	/* The new image may be of the other bitness (abi32.c). */
+	/* The new image may be of the other bitness (an i386 program). */
 	is64 = bts_proc_is_64bit(p->pub.pid);
 	if (s->w && (is64 == 0) != p->abi32)
 		bts_note_err(s, bts_writer_abi(s->w, p->pub.pid, is64 ? 64 : 32));
@@ -595,6 +594,6 @@ void bts_proc_exec_memory(struct bts_session *s, struct bts_thread *t)
 		bts_bp_forget_all(&s->bps);
 		bts_bp_set_pid(&s->bps, s->pid);
 	}
-	bts_insn_cache_flush(s->icache);
-	bts_block_cache_flush(s->bcache);
+	if (s->ops->code_changed)
+		s->ops->code_changed(s);
 }

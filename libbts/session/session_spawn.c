@@ -19,7 +19,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "session/abi32.h"
 #include "session/session.h"
 #include "trace/writer.h"
 
@@ -52,7 +51,7 @@ static int fail_exec(const char *name, int e)
 }
 
 /* argv[0] as execvp would find it: PATH search unless it names a path. */
-static int resolve(const char *name, char *out, size_t len)
+int bts_spawn_resolve(const char *name, char *out, size_t len)
 {
 	const char *path = getenv("PATH"), *p, *end;
 	int e, seen = ENOENT;
@@ -225,25 +224,17 @@ static int kill_and_fail(pid_t pid, int err)
 	return err;
 }
 
-int bts_session_new_spawn(char *const argv[],
-			  const struct bts_session_opts *opts,
-			  struct bts_session **out)
+int bts_session_spawn(const struct bts_session_setup *setup,
+		      char *const argv[], const char *path,
+		      struct bts_session **out)
 {
-	struct bts_session_opts o32;
 	struct bts_session *s;
 	struct bts_thread *t;
 	char *const *cmd = argv;
-	char path[PATH_MAX];
 	pid_t pid = 0;
 	int err;
 
-	if (!argv || !argv[0] || !out)
-		return bts_fail(BTS_E_INVAL, "spawn: no program");
-	err = resolve(argv[0], path, sizeof(path));
-	if (err)
-		return err;
-	/* auto picks ptrace-step for a 32-bit program (abi32.c). */
-	err = bts_session_new(bts_abi32_opts(opts, path, &o32), 0, &s);
+	err = bts_session_new(setup, 0, &s);
 	if (err)
 		return err;
 	/* A source may run the program under another (its emulator). */

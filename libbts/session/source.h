@@ -8,7 +8,8 @@
  * session's and each thread's opaque @src pointer.  The session decides
  * nothing by a source's name: what differs is an operation here or a
  * capability bit.  A new source is one folder under sources/ with its
- * struct bts_source_ops, and one entry in the table of sources.c.
+ * struct bts_source_ops, and one entry in the table of sources/sources.c,
+ * which the layer that creates sessions (recorder/) picks from.
  *
  * Every operation may be NULL where the source has nothing to do.
  */
@@ -31,7 +32,8 @@ enum {
 	BTS_SRC_DEBUGGER = 1u << 1,	/* a debugger can drive it (control/) */
 	BTS_SRC_PLACE	 = 1u << 2,	/* stops so often that tracer and program
 					   are worth placing on one CPU */
-	BTS_SRC_SKIP	 = 1u << 3,	/* takes objects to run at full speed */
+	BTS_SRC_SKIP	 = 1u << 3,	/* takes objects to run at full speed
+					   (the skip operation) */
 	BTS_SRC_NOBP	 = 1u << 4,	/* plants no int3: a memory's table is off */
 	BTS_SRC_GUEST	 = 1u << 5,	/* the traced process is an emulator that
 					   runs the program: its registers are
@@ -69,6 +71,12 @@ struct bts_source_ops {
 	/* The session's private state (s->src); 0 or -BTS_E_*. */
 	int (*open)(struct bts_session *s);
 	void (*close)(struct bts_session *s);
+	/*
+	 * After open, for a source with BTS_SRC_SKIP: the objects to run at
+	 * full speed, @globs as the session's options give them (NULL: none;
+	 * the caller's, read during the call only).  0 or -BTS_E_*.
+	 */
+	int (*skip)(struct bts_session *s, const char *const *globs);
 
 	/*
 	 * A thread joins the session, before its first stop: its private
@@ -122,6 +130,11 @@ struct bts_source_ops {
 	pid_t (*wait)(struct bts_session *s, int *status);
 	/* Every change to the program's code out: it is let go, or killed. */
 	void (*restore)(struct bts_session *s);
+	/*
+	 * The code at the addresses the source may have read is not what it
+	 * read (another image became current, a debugger wrote memory).
+	 */
+	void (*code_changed)(struct bts_session *s);
 
 	/*
 	 * @t's process is about to die of @sig: what the crash trace needs
@@ -140,18 +153,5 @@ struct bts_source_ops {
 	int (*getregs)(struct bts_session *s, struct bts_thread *t,
 		       struct user_regs_struct *r);
 };
-
-/* The sources in the order `auto` tries them (sources.c). */
-extern const struct bts_source_ops *const bts_source_table[];
-/* The source of @id, or NULL. */
-const struct bts_source_ops *bts_source_ops_of(int id);
-
-/* The sources (sources/NAME/). */
-extern const struct bts_source_ops bts_ptrace_step_ops;
-extern const struct bts_source_ops bts_kmod_step_ops;
-extern const struct bts_source_ops bts_kmod_bts_ops;
-extern const struct bts_source_ops bts_kmod_pebs_ops;
-extern const struct bts_source_ops bts_perf_bts_ops;
-extern const struct bts_source_ops bts_qemu_user_ops;
 
 #endif /* BTS_SOURCE_H */

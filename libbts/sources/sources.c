@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * Branch sources: the table of those that drive a recording session, their
- * names, and which of them work on this machine.
+ * Branch sources: the table of those that drive a recording session, the
+ * pick of one for a session, and which of them work on this machine.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 #include "sources/perf-bts/perf_bts.h"
 #include "sources/qemu-user/qemu_user.h"
 #include "sources/refusal/refusal.h"
-#include "session/source.h"
+#include "sources/sources.h"
 #include "util/opts.h"
 
 /*
@@ -23,7 +23,7 @@
  * last.  qemu-user, faster than ptrace-step but an emulation (QEMU's
  * CPU model, not the machine's), is never taken by auto.
  */
-const struct bts_source_ops *const bts_source_table[] = {
+static const struct bts_source_ops *const table[] = {
 	&bts_kmod_bts_ops,
 	&bts_kmod_pebs_ops,
 	&bts_kmod_step_ops,
@@ -33,56 +33,11 @@ const struct bts_source_ops *const bts_source_table[] = {
 	NULL,
 };
 
-const struct bts_source_ops *bts_source_ops_of(int id)
-{
-	for (size_t i = 0; bts_source_table[i]; i++)
-		if (bts_source_table[i]->id == id)
-			return bts_source_table[i];
-	return NULL;
-}
-
-static const char *const names[] = {
-	[PTBTS_SOURCE_KMOD_BTS]		= "kmod-bts",
-	[PTBTS_SOURCE_KMOD_PEBS]	= "kmod-pebs",
-	[PTBTS_SOURCE_KMOD_STEP]	= "kmod-step",
-	[PTBTS_SOURCE_PERF_BTS]		= "perf-bts",
-	[PTBTS_SOURCE_PTRACE_STEP]	= "ptrace-step",
-	[PTBTS_SOURCE_QEMU_USER]	= "qemu-user",
-};
-
 /* Fastest first: `auto` takes the first available. */
 static const int order[] = {
 	PTBTS_SOURCE_KMOD_BTS, PTBTS_SOURCE_KMOD_PEBS, PTBTS_SOURCE_KMOD_STEP,
 	PTBTS_SOURCE_PERF_BTS, PTBTS_SOURCE_PTRACE_STEP, PTBTS_SOURCE_QEMU_USER,
 };
-
-const char *bts_source_name(int source)
-{
-	if (source == BTS_SOURCE_AUTO)
-		return "auto";
-	if (source < 0 || (size_t)source >= ARRAY_SIZE(names) || !names[source])
-		return "none";
-	return names[source];
-}
-
-int bts_source_parse(const char *name, int *source)
-{
-	size_t i;
-
-	if (!name || !source)
-		return bts_fail(BTS_E_INVAL, "no source name");
-	if (!strcmp(name, "auto")) {
-		*source = BTS_SOURCE_AUTO;
-		return 0;
-	}
-	for (i = 0; i < ARRAY_SIZE(names); i++)
-		if (names[i] && !strcmp(name, names[i])) {
-			*source = (int)i;
-			return 0;
-		}
-	return bts_fail(BTS_E_INVAL, "unknown source '%s' (auto, kmod-bts, kmod-pebs, "
-			"kmod-step, perf-bts, ptrace-step, qemu-user)", name);
-}
 
 /*
  * The kmod sources: the module's own answer, unless a refusal check (not
@@ -149,4 +104,30 @@ int bts_probe_sources(struct bts_source_info *out, size_t n, size_t size)
 		BTS_OUT_FILL((char *)out + i * size, size, &si, "source info");
 	}
 	return (int)ARRAY_SIZE(order);
+}
+
+/*
+ * The first source of the table (fastest first) that takes @want in
+ * @mode; else why the one asked for cannot record.  ptrace-step, whose
+ * working shows when the tracee is seized, is last and probes nothing.
+ */
+int bts_source_pick(int want, int mode, const struct bts_source_ops **ops)
+{
+	struct bts_source_info info[8];
+	int i, n;
+
+	for (i = 0; table[i]; i++) {
+		n = table[i]->pick(want, mode);
+		if (n > 0)
+			*ops = table[i];
+		if (n)
+			return n;
+	}
+	n = bts_probe_sources(info, ARRAY_SIZE(info), sizeof(info[0]));
+	for (i = 0; i < n && i < (int)ARRAY_SIZE(info); i++)
+		if (info[i].source == want)
+			return bts_fail(BTS_E_NOSOURCE, "%s: %s", bts_source_name(want),
+					info[i].available ? "cannot drive a recording yet"
+							  : info[i].why);
+	return bts_fail(BTS_E_INVAL, "unknown source %d", want);
 }

@@ -16,6 +16,7 @@
 
 #include "session/session.h"
 #include "sources/kmod/kmod.h"
+#include "sources/sources.h"
 #include "harness.h"
 
 #define TF 0x100ull

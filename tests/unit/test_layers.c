@@ -5,8 +5,8 @@
  * calls, through others, back into its own folder.  scripts/layers
  * derives the graph of includes from the #include lines, and
  * scripts/layers-calls the graph of calls from the symbols of the
- * objects; here the first runs over libbts/, and each over a small tree
- * with loops, to show that it finds them.
+ * objects; here each runs over libbts/ (and this build's objects of it),
+ * and over a small tree with loops, to show that it finds them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +86,23 @@ static void run_calls(const char *obj, const char *src,
 
 	ASSERT_EQ(harness_run(argv, 120, cmd), 0);
 	free(script);
+}
+
+TEST(layers, libbts_has_no_loop_of_calls_across_folders)
+{
+	char *obj = harness_path(BTS_BUILD_DIR, "obj/libbts");
+	char *lib = harness_path(BTS_SRC_DIR, "libbts");
+	struct harness_cmd cmd;
+
+	run_calls(obj, lib, &cmd);
+	EXPECT_EQ(harness_exit_code(&cmd), 0);
+	EXPECT_TRUE(harness_matches("^layers-calls: no loop of calls across "
+				    "folders among the [0-9]+ files\n$", cmd.out));
+	if (harness_exit_code(&cmd))
+		FAIL("%s%s", cmd.out, cmd.err);
+	harness_cmd_free(&cmd);
+	free(obj);
+	free(lib);
 }
 
 /* @text into @dir/src/@rel, compiled into @dir/obj/@rel with .o for .c. */

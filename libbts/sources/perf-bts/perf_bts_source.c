@@ -118,7 +118,6 @@ void bts_perf_forget(struct bts_session *s, struct bts_thread *t)
 /* The CPU records every thread it is given; ptrace keeps the rest. */
 const struct bts_source_ops bts_perf_bts_ops = {
 	.id = PTBTS_SOURCE_PERF_BTS,
-	.caps = BTS_SRC_SKIP,
 	.pick = bts_perf_pick,
 	.attach = bts_perf_start,
 	.detach = bts_perf_forget,

@@ -102,23 +102,14 @@ nomem:
 	return bts_fail(BTS_E_NOMEM, "skip list");
 }
 
-int bts_skip_init(struct bts_session *s, const char *const *globs)
-{
-	return bts_skip_list_new(globs, &s->skip);
-}
-
-void bts_skip_free(struct bts_session *s)
-{
-	bts_skip_list_free(s->skip);
-	s->skip = NULL;
-}
-
 void bts_skip_forget(struct bts_session *s)
 {
-	if (!s->skip)
+	struct bts_skip *k = bts_step_of(s)->skip;
+
+	if (!k)
 		return;
-	s->skip->lo = s->skip->hi = 0;
-	s->skip->nplanted = 0;
+	k->lo = k->hi = 0;
+	k->nplanted = 0;
 }
 
 bool bts_skip_list_matches(const struct bts_skip *k, const char *path)
@@ -151,9 +142,11 @@ bool bts_skip_list_at(struct bts_skip *k, const struct bts_mapset *maps,
 
 bool bts_skip_addr(struct bts_session *s, uint64_t addr)
 {
-	if (!s->skip || s->single || s->bp_off)
+	const struct bts_step_session *ss = bts_step_of(s);
+
+	if (!ss->skip || ss->single || s->bp_off)
 		return false;
-	return bts_skip_list_at(s->skip, &s->maps, addr);
+	return bts_skip_list_at(ss->skip, &s->maps, addr);
 }
 
 /* Where the ELF file's vaddr 0 is in the map @m: the PT_LOAD holding it. */
@@ -294,7 +287,7 @@ static bool planted(struct bts_skip *k, uint64_t start)
 /* Every object not skipped: the first block of each function has its int3. */
 static void plant_entries(struct bts_session *s, pid_t tid)
 {
-	struct bts_skip *k = s->skip;
+	struct bts_skip *k = bts_step_of(s)->skip;
 	const struct bts_map *m;
 	size_t i;
 
@@ -363,7 +356,7 @@ static void plant_return(struct bts_session *s, pid_t tid, bool is32,
 			return;
 		m = bts_mapset_find(&s->maps, ret);
 		if (!m || !(m->prot & PROT_EXEC) ||
-		    bts_skip_list_matches(s->skip, m->path) ||
+		    bts_skip_list_matches(bts_step_of(s)->skip, m->path) ||
 		    !after_call(s, tid, is32, ret))
 			continue;
 		bts_fast_plant_block(s, tid, ret);

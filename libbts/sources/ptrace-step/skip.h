@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * The skip list of ptrace-step (--skip): which mapped objects run at full
- * speed.  The session's side (entering and leaving them) is in session.h.
+ * speed, and a thread's way into one and back out.
  */
 #ifndef BTS_SKIP_H
 #define BTS_SKIP_H
@@ -11,6 +11,9 @@
 
 struct bts_skip;
 struct bts_mapset;
+struct bts_session;
+struct bts_thread;
+struct user_regs_struct;
 
 /*
  * The list of @globs (NULL-terminated, as the CLI's --skip options give
@@ -27,5 +30,13 @@ bool bts_skip_list_matches(const struct bts_skip *k, const char *path);
  */
 bool bts_skip_list_at(struct bts_skip *k, const struct bts_mapset *maps,
 		      uint64_t addr);
+
+/* The maps changed (exec): what was known of them is forgotten. */
+void bts_skip_forget(struct bts_session *s);
+/* Whether @addr is code of a skipped object. */
+bool bts_skip_addr(struct bts_session *s, uint64_t addr);
+/* The thread at @regs is about to run a skipped object: let it. */
+void bts_skip_enter(struct bts_session *s, struct bts_thread *t,
+		    const struct user_regs_struct *regs);
 
 #endif /* BTS_SKIP_H */

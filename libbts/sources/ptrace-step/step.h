@@ -7,7 +7,8 @@
  * step_fast.c     branch stops: whole blocks run between two int3s
  * step_emulate.c  the branch at a site, carried out by the tracer
  * step_hold.c     the other threads wait while an int3 is lifted
- * skip.c          objects run at full speed (--skip)
+ * skip.c          objects run at full speed (--skip, skip.h)
+ * abi32.c         32-bit programs: their code and sigreturns (abi32.h)
  * (the int3 table it plants in is the session's: ../../session/breakpoints.h)
  */
 #ifndef BTS_STEP_H
@@ -56,6 +57,10 @@ struct bts_step_thread {
 
 /* A ptrace-step session's own state (s->src). */
 struct bts_step_session {
+	bool single;		/* BTS_STEP_MODE=single: step every instruction */
+	struct bts_insn_cache *icache;	/* single steps' instructions */
+	struct bts_block_cache *bcache;	/* branch stops' blocks */
+	struct bts_skip *skip;	/* objects run at full speed; NULL: none */
 	/*
 	 * Under a debugger that has not enabled branch tracing yet: threads
 	 * run untraced (PTRACE_CONT), no int3 of the source's is in the
@@ -104,6 +109,8 @@ void bts_fast_syscall(struct bts_session *s, struct bts_thread *t);
 void bts_fast_relift(struct bts_session *s, struct bts_thread *t);
 /* The thread stopped where its block was going: records of hops run so far. */
 void bts_fast_sync(struct bts_session *s, struct bts_thread *t);
+/* The code cached (blocks, instructions) is stale: forgotten. */
+void bts_step_forget_code(struct bts_session *s);
 /* The site of the block at @pc gets its int3 (when it has one). */
 void bts_fast_plant_block(struct bts_session *s, pid_t tid, uint64_t pc);
 

@@ -40,7 +40,8 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
-#include "session/abi32.h"
+#include "sources/ptrace-step/abi32.h"
+#include "sources/ptrace-step/skip.h"
 #include "sources/ptrace-step/step.h"
 
 /*
@@ -109,7 +110,7 @@ static bool follow(void *arg, uint64_t to)
 static void block_at(struct bts_session *s, struct bts_thread *t, uint64_t pc,
 		     struct bts_block *out)
 {
-	const struct bts_block *b = bts_block_cache_get(s->bcache, pc);
+	const struct bts_block *b = bts_block_cache_get(bts_step_of(s)->bcache, pc);
 	struct reader r = { s, t->tid };
 	bool m32 = is32(s, t);
 
@@ -118,8 +119,8 @@ static void block_at(struct bts_session *s, struct bts_thread *t, uint64_t pc,
 		return;
 	}
 	bts_block_decode_mode(m32, read_orig, &r, pc,
-			      s->skip ? follow : NULL, out);
-	bts_block_cache_put(s->bcache, out);
+			      bts_step_of(s)->skip ? follow : NULL, out);
+	bts_block_cache_put(bts_step_of(s)->bcache, out);
 }
 
 void bts_fast_plant_block(struct bts_session *s, pid_t tid, uint64_t pc)
@@ -176,10 +177,10 @@ static inline void flush_hops(struct bts_session *s, struct bts_thread *t,
 		st->hops_done = (uint8_t)i;
 }
 
-static void forget_code(struct bts_session *s)
+void bts_step_forget_code(struct bts_session *s)
 {
-	bts_block_cache_flush(s->bcache);
-	bts_insn_cache_flush(s->icache);
+	bts_block_cache_flush(bts_step_of(s)->bcache);
+	bts_insn_cache_flush(bts_step_of(s)->icache);
 }
 
 /* What ran since the last record is not known: one marker for it. */
@@ -299,13 +300,13 @@ void bts_fast_enter(struct bts_session *s, struct bts_thread *t,
 	if (s->bps.pid != bts_mem_pid(s))
 		bts_bp_set_pid(&s->bps, bts_mem_pid(s));
 	for (;;) {
-		if (s->skip && !bts_thread_nobp(t) &&
+		if (bts_step_of(s)->skip && !bts_thread_nobp(t) &&
 		    bts_skip_addr(s, regs->rip)) {
 			bts_skip_enter(s, t, regs);
 			break;
 		}
 		/* Lazy: only a vfork child steps, and plants nothing. */
-		if (s->single || s->bp_off || bts_step_of(s)->lazy ||
+		if (bts_step_of(s)->single || s->bp_off || bts_step_of(s)->lazy ||
 		    bts_thread_nobp(t)) {
 			b.site = 0;
 		} else {
@@ -331,7 +332,7 @@ void bts_fast_enter(struct bts_session *s, struct bts_thread *t,
 			 * trace's) must not decode the runs before with it.
 			 */
 			bts_thread_emit(s, t, 0, PTBTS_GAP_CODE_CHANGED, PTBTS_KIND_GAP);
-			forget_code(s);
+			bts_step_forget_code(s);
 			retried = true;
 			continue;
 		}
@@ -422,7 +423,7 @@ bool bts_fast_site(struct bts_session *s, struct bts_thread *t,
 		br = &hop;
 	} else if (!st->fast || site != st->blk.site || !intact(s, t)) {
 		if (st->fast && site == st->blk.site)
-			forget_code(s);	/* the bytes changed under us */
+			bts_step_forget_code(s);	/* the bytes changed under us */
 		gap(s, t);
 		block_at(s, t, site, &b);
 		if (b.site != site) {
@@ -532,7 +533,7 @@ static void before_unmap(struct bts_session *s, pid_t tid,
 		return;
 	bts_bp_remove_range(&s->bps, lo, hi);
 	if (overlaps_code(s, lo, hi))
-		forget_code(s);
+		bts_step_forget_code(s);
 }
 
 /*

@@ -24,7 +24,8 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
-#include "session/abi32.h"
+#include "sources/ptrace-step/abi32.h"
+#include "sources/ptrace-step/skip.h"
 #include "sources/ptrace-step/step.h"
 
 #define CODE_CHUNK 64
@@ -58,7 +59,7 @@ static int classify(struct bts_session *s, struct bts_thread *t, uint64_t pc,
 		    struct bts_insn *out)
 {
 	const struct bts_insn *c = t->proc && t->proc->abi32 ? NULL :
-				   bts_insn_cache_get(s->icache, pc);
+				   bts_insn_cache_get(bts_step_of(s)->icache, pc);
 	uint8_t code[CODE_CHUNK];
 	ssize_t n;
 
@@ -71,14 +72,14 @@ static int classify(struct bts_session *s, struct bts_thread *t, uint64_t pc,
 		return PTBTS_GAP_UNREADABLE;
 	if (t->proc && t->proc->abi32)
 		return classify32(code, (size_t)n, out);
-	if (bts_insn_cache_fill(s->icache, pc, code, (size_t)n) == 0) {
+	if (bts_insn_cache_fill(bts_step_of(s)->icache, pc, code, (size_t)n) == 0) {
 		/* Too few bytes readable to finish the instruction? */
 		if (bts_insn_classify(code, (size_t)n, out) == -BTS_E_TRUNCATED &&
 		    n < (ssize_t)sizeof(code))
 			return PTBTS_GAP_UNREADABLE;
 		return PTBTS_GAP_UNDECODABLE;
 	}
-	*out = *bts_insn_cache_get(s->icache, pc);
+	*out = *bts_insn_cache_get(bts_step_of(s)->icache, pc);
 	return 0;
 }
 
@@ -274,7 +275,7 @@ int bts_step_signal(struct bts_session *s, struct bts_thread *t, int sig,
 		st->sig_from = regs.rip;
 		/* The kernel stops a stepped thread at the handler's entry. */
 		st->resume_op = PTRACE_SINGLESTEP;
-	} else if (!s->single && bts_owns_bps(s, t) &&
+	} else if (!bts_step_of(s)->single && bts_owns_bps(s, t) &&
 		   bts_proc_sig_fatal(t->tid, sig)) {
 		/* The program dies of it: its core shows none of our int3s. */
 		bts_bp_remove_all(&s->bps);
@@ -327,17 +328,52 @@ void bts_step_restore(struct bts_session *s)
 
 /* ------------------------------------------------------------- the source */
 
-static int step_open(struct bts_session *s)
+/*
+ * BTS_STEP_MODE=single: every instruction single-stepped, no breakpoint
+ * planted: the slow reference that branch stops are compared with.
+ */
+static bool single_step_mode(void)
 {
-	s->src = calloc(1, sizeof(struct bts_step_session));
-	return s->src ? 0 : bts_fail(BTS_E_NOMEM, "ptrace-step session");
+	const char *m = getenv("BTS_STEP_MODE");
+
+	return m && !strcmp(m, "single");
 }
 
+static int step_open(struct bts_session *s)
+{
+	struct bts_step_session *ss = calloc(1, sizeof(*ss));
+
+	if (!ss)
+		return bts_fail(BTS_E_NOMEM, "ptrace-step session");
+	s->src = ss;
+	ss->icache = bts_insn_cache_new();
+	ss->bcache = bts_block_cache_new();
+	if (!ss->icache || !ss->bcache)
+		return bts_fail(BTS_E_NOMEM, "instruction cache");
+	ss->single = single_step_mode();
+	s->no_int3 = ss->single;
+	return 0;
+}
+
+static int step_skip(struct bts_session *s, const char *const *globs)
+{
+	return bts_skip_list_new(globs, &bts_step_of(s)->skip);
+}
+
+/* Also after a failed step_open(): what it made is freed. */
 static void step_close(struct bts_session *s)
 {
-	free(s->src);
+	struct bts_step_session *ss = s->src;
+
+	if (!ss)
+		return;
+	bts_skip_list_free(ss->skip);
+	bts_insn_cache_free(ss->icache);
+	bts_block_cache_free(ss->bcache);
+	free(ss);
 	s->src = NULL;
 }
+
 
 static int step_add(struct bts_session *s, struct bts_thread *t)
 {
@@ -486,6 +522,8 @@ const struct bts_source_ops bts_ptrace_step_ops = {
 	.pick = step_pick,
 	.open = step_open,
 	.close = step_close,
+	.skip = step_skip,
+	.code_changed = bts_step_forget_code,
 	.add = step_add,
 	.attach = bts_step_start,
 	.detach = step_detach,

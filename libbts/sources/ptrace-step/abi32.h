@@ -25,15 +25,4 @@ int bts_abi32_classify(const void *buf, size_t len, struct bts_insn *out);
 /* Whether syscall number @nr of a 32-bit process is sigreturn or rt_sigreturn. */
 bool bts_abi32_sigreturn(uint64_t nr);
 
-/*
- * @opts with source ptrace-step into @out when they ask for any source
- * (auto) and @path is a 32-bit ELF file: ptrace-step records those on
- * every machine (kmod-step does too, when asked for by name).
- * Returns the options to use, @opts or @out.
- */
-struct bts_session_opts;
-const struct bts_session_opts *bts_abi32_opts(const struct bts_session_opts *opts,
-					      const char *path,
-					      struct bts_session_opts *out);
-
 #endif /* BTS_ABI32_H */
