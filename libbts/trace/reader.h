@@ -145,6 +145,13 @@ int bts_reader_grow(void *arrp, size_t *cap, size_t n, size_t size);
 /* A process or thread by its id, or NULL. */
 struct trace_process *bts_reader_process(const struct bts_trace *t, pid_t pid);
 struct trace_thread *bts_reader_thread(const struct bts_trace *t, pid_t tid);
+/*
+ * Thread @tid of process @pid, as a THREAD chunk made it: NULL when none
+ * did, or made it another process's (every chunk about a thread names
+ * both).
+ */
+struct trace_thread *bts_reader_thread_of(const struct bts_trace *t, pid_t pid,
+					  pid_t tid);
 /* The index of a thread in bts_trace.threads, or -1. */
 long bts_reader_thread_index(const struct bts_trace *t, pid_t tid);
 

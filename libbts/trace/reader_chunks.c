@@ -158,8 +158,9 @@ static int rd_records(struct bts_trace *t, const uint8_t *p, size_t plen,
 	if ((plen - sizeof(c)) / sizeof(struct ptbts_record) != c.count ||
 	    (plen - sizeof(c)) % sizeof(struct ptbts_record) || c.reserved)
 		return bts_reader_bad(off, "records chunk: the count does not match the chunk");
-	th = bts_reader_thread(t, (int32_t)le32toh(c.tid));
-	if (!th || th->info.pid != (int32_t)le32toh(c.pid))
+	th = bts_reader_thread_of(t, (int32_t)le32toh(c.pid),
+				  (int32_t)le32toh(c.tid));
+	if (!th)
 		return bts_reader_bad(off, "records of a thread that has not appeared");
 	for (uint32_t i = 0; i < c.count; i++) {
 		size_t at = roff + (size_t)i * sizeof(struct ptbts_record);
@@ -189,9 +190,9 @@ static int rd_records(struct bts_trace *t, const uint8_t *p, size_t plen,
 static int rd_exit_thread(struct bts_trace *t, const struct bts_chunk_exit *c,
 			  size_t off)
 {
-	struct trace_thread *th = bts_reader_thread(t, c->tid);
+	struct trace_thread *th = bts_reader_thread_of(t, c->pid, c->tid);
 
-	if (!th || th->info.pid != c->pid)
+	if (!th)
 		return bts_reader_bad(off, "exit of a thread that has not appeared");
 	if (th->info.exited)
 		return bts_reader_bad(off, "thread exits twice");
@@ -296,8 +297,9 @@ static int rd_start(struct bts_trace *t, const uint8_t *p, size_t plen,
 
 	if (!bts_reader_take(&c, sizeof(c), p, plen))
 		return bts_reader_bad(off, "start chunk has the wrong size");
-	th = bts_reader_thread(t, (int32_t)le32toh(c.tid));
-	if (!th || th->info.pid != (int32_t)le32toh(c.pid))
+	th = bts_reader_thread_of(t, (int32_t)le32toh(c.pid),
+				  (int32_t)le32toh(c.tid));
+	if (!th)
 		return bts_reader_bad(off, "start of a thread that has not appeared");
 	if (!c.pc || th->info.nrecords)
 		return bts_reader_bad(off, "start chunk: pc 0 or after the thread's records");

@@ -133,8 +133,8 @@ int bts_read_compact_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
 	why = decode(c, p, plen, recs, &h);
 	if (why)
 		return bts_fail(BTS_E_FORMAT, "offset %zu: %s", off, why);
-	th = bts_reader_thread(t, h.tid);
-	if (!th || th->info.pid != h.pid)
+	th = bts_reader_thread_of(t, h.pid, h.tid);
+	if (!th)
 		return bts_fail(BTS_E_FORMAT, "offset %zu: %s", off,
 				"records of a thread that has not appeared");
 	for (uint32_t i = 0; i < h.count; i++) {

@@ -89,6 +89,14 @@ struct trace_thread *bts_reader_thread(const struct bts_trace *t, pid_t tid)
 	return i < 0 ? NULL : &t->threads[i];
 }
 
+struct trace_thread *bts_reader_thread_of(const struct bts_trace *t, pid_t pid,
+					  pid_t tid)
+{
+	struct trace_thread *th = bts_reader_thread(t, tid);
+
+	return th && th->info.pid == pid ? th : NULL;
+}
+
 int bts_reader_add_image(struct trace_process *p, const char *exe, pid_t tid,
 			 uint64_t entry)
 {

@@ -50,8 +50,8 @@ int bts_read_pebs_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
 
 	if (err)
 		return err;
-	th = bts_reader_thread(t, c.tid);
-	if (!th || th->info.pid != c.pid)
+	th = bts_reader_thread_of(t, c.pid, c.tid);
+	if (!th)
 		return bts_reader_bad(off, "pebs records of a thread that has not appeared");
 	for (uint32_t i = 0; i < c.count; i++) {
 		struct bts_pebs_sample *s;
