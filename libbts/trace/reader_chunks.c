@@ -16,13 +16,11 @@ static bool good_string(const uint8_t *s, uint32_t len)
 	return s[len] == 0 && !memchr(s, 0, len);
 }
 
-static int rd_session(struct bts_trace *t, const uint8_t *p, size_t plen,
-		      size_t off)
+static int rd_session(struct bts_trace *t, const uint8_t *p, size_t off)
 {
 	struct bts_chunk_session c;
 
-	if (!bts_reader_take(&c, sizeof(c), p, plen))
-		return bts_reader_bad(off, "session chunk has the wrong size");
+	memcpy(&c, p, sizeof(c));	/* its size: readers[] */
 	if (t->session)
 		return bts_reader_bad(off, "a second session chunk");
 	c.source = le32toh(c.source);
@@ -62,14 +60,12 @@ static int rd_process(struct bts_trace *t, const uint8_t *p, size_t plen,
 	return bts_reader_add_process(t, c.pid, c.ppid, exe);
 }
 
-static int rd_thread(struct bts_trace *t, const uint8_t *p, size_t plen,
-		     size_t off)
+static int rd_thread(struct bts_trace *t, const uint8_t *p, size_t off)
 {
 	struct bts_chunk_thread c;
 	struct trace_process *proc;
 
-	if (!bts_reader_take(&c, sizeof(c), p, plen))
-		return bts_reader_bad(off, "thread chunk has the wrong size");
+	memcpy(&c, p, sizeof(c));	/* its size: readers[] */
 	c.pid = le32toh(c.pid);
 	c.tid = le32toh(c.tid);
 	proc = bts_reader_process(t, c.pid);
@@ -201,14 +197,12 @@ static int rd_exit_thread(struct bts_trace *t, const struct bts_chunk_exit *c,
 	return 0;
 }
 
-static int rd_exit(struct bts_trace *t, const uint8_t *p, size_t plen,
-		   size_t off)
+static int rd_exit(struct bts_trace *t, const uint8_t *p, size_t off)
 {
 	struct bts_chunk_exit c;
 	struct trace_process *proc;
 
-	if (!bts_reader_take(&c, sizeof(c), p, plen))
-		return bts_reader_bad(off, "exit chunk has the wrong size");
+	memcpy(&c, p, sizeof(c));	/* its size: readers[] */
 	c.pid = le32toh(c.pid);
 	c.tid = le32toh(c.tid);
 	c.status = le32toh(c.status);
@@ -226,13 +220,11 @@ static int rd_exit(struct bts_trace *t, const uint8_t *p, size_t plen,
 	return 0;
 }
 
-static int rd_end(struct bts_trace *t, const uint8_t *p, size_t plen,
-		  size_t off)
+static int rd_end(struct bts_trace *t, const uint8_t *p, size_t off)
 {
 	struct bts_chunk_end c;
 
-	if (!bts_reader_take(&c, sizeof(c), p, plen))
-		return bts_reader_bad(off, "end chunk has the wrong size");
+	memcpy(&c, p, sizeof(c));	/* its size: readers[] */
 	if (le64toh(c.chunks) != t->chunks || le64toh(c.records) != t->records)
 		return bts_fail(BTS_E_FORMAT,
 				"offset %zu: the end chunk counts %llu chunks and %llu records, the file holds %llu and %llu",
@@ -269,14 +261,12 @@ static int rd_exec(struct bts_trace *t, const uint8_t *p, size_t plen,
 	return 0;
 }
 
-static int rd_abi(struct bts_trace *t, const uint8_t *p, size_t plen,
-		  size_t off)
+static int rd_abi(struct bts_trace *t, const uint8_t *p, size_t off)
 {
 	struct trace_process *proc;
 	struct bts_chunk_abi c;
 
-	if (!bts_reader_take(&c, sizeof(c), p, plen))
-		return bts_reader_bad(off, "abi chunk has the wrong size");
+	memcpy(&c, p, sizeof(c));	/* its size: readers[] */
 	c.bits = le32toh(c.bits);
 	proc = bts_reader_process(t, (int32_t)le32toh(c.pid));
 	if (!proc)
@@ -289,14 +279,12 @@ static int rd_abi(struct bts_trace *t, const uint8_t *p, size_t plen,
 }
 
 /* Where a thread's history starts: before any of its records. */
-static int rd_start(struct bts_trace *t, const uint8_t *p, size_t plen,
-		    size_t off)
+static int rd_start(struct bts_trace *t, const uint8_t *p, size_t off)
 {
 	struct bts_chunk_start c;
 	struct trace_thread *th;
 
-	if (!bts_reader_take(&c, sizeof(c), p, plen))
-		return bts_reader_bad(off, "start chunk has the wrong size");
+	memcpy(&c, p, sizeof(c));	/* its size: readers[] */
 	th = bts_reader_thread_of(t, (int32_t)le32toh(c.pid),
 				  (int32_t)le32toh(c.tid));
 	if (!th)
@@ -308,22 +296,36 @@ static int rd_start(struct bts_trace *t, const uint8_t *p, size_t plen,
 }
 
 typedef int (*rd_fn)(struct bts_trace *, const uint8_t *, size_t, size_t);
+typedef int (*rd_fixed_fn)(struct bts_trace *, const uint8_t *, size_t);
 
-static const rd_fn readers[] = {
-	[BTS_CHUNK_SESSION]	= rd_session,
-	[BTS_CHUNK_PROCESS]	= rd_process,
-	[BTS_CHUNK_THREAD]	= rd_thread,
-	[BTS_CHUNK_MAP]		= rd_map,
-	[BTS_CHUNK_RECORDS]	= rd_records,
-	[BTS_CHUNK_EXIT]	= rd_exit,
-	[BTS_CHUNK_END]		= rd_end,
-	[BTS_CHUNK_CODE]	= rd_code,
-	[BTS_CHUNK_RECORDS_COMPACT] = bts_read_compact_chunk,
-	[BTS_CHUNK_EXEC]	= rd_exec,
-	[BTS_CHUNK_CRASH]	= bts_read_crash_chunk,
-	[BTS_CHUNK_ABI]		= rd_abi,
-	[BTS_CHUNK_START]	= rd_start,
-	[BTS_CHUNK_PEBS]	= bts_read_pebs_chunk,
+/*
+ * The reader of each chunk type: @fn, or for a chunk of a fixed size,
+ * @fixed with that size and the chunk's name, for the one check all of
+ * those need.
+ */
+static const struct {
+	rd_fn fn;
+	rd_fixed_fn fixed;
+	size_t size;
+	const char *name;
+} readers[] = {
+#define FIXED(fn, type, name) \
+	{ NULL, fn, sizeof(struct bts_chunk_##type), name }
+	[BTS_CHUNK_SESSION]	= FIXED(rd_session, session, "session"),
+	[BTS_CHUNK_PROCESS]	= { rd_process },
+	[BTS_CHUNK_THREAD]	= FIXED(rd_thread, thread, "thread"),
+	[BTS_CHUNK_MAP]		= { rd_map },
+	[BTS_CHUNK_RECORDS]	= { rd_records },
+	[BTS_CHUNK_EXIT]	= FIXED(rd_exit, exit, "exit"),
+	[BTS_CHUNK_END]		= FIXED(rd_end, end, "end"),
+	[BTS_CHUNK_CODE]	= { rd_code },
+	[BTS_CHUNK_RECORDS_COMPACT] = { bts_read_compact_chunk },
+	[BTS_CHUNK_EXEC]	= { rd_exec },
+	[BTS_CHUNK_CRASH]	= { bts_read_crash_chunk },
+	[BTS_CHUNK_ABI]		= FIXED(rd_abi, abi, "abi"),
+	[BTS_CHUNK_START]	= FIXED(rd_start, start, "start"),
+	[BTS_CHUNK_PEBS]	= { bts_read_pebs_chunk },
+#undef FIXED
 };
 
 int bts_read_chunk(struct bts_trace *t, uint32_t type, size_t off, size_t plen)
@@ -331,8 +333,15 @@ int bts_read_chunk(struct bts_trace *t, uint32_t type, size_t off, size_t plen)
 	uint32_t n = BTS_CHUNK_TYPE(type);
 	const uint8_t *p = t->buf + off + sizeof(struct bts_chunk_header);
 
-	if (n < ARRAY_SIZE(readers) && readers[n])
-		return readers[n](t, p, plen, off);
+	if (n < ARRAY_SIZE(readers) && readers[n].fn)
+		return readers[n].fn(t, p, plen, off);
+	if (n < ARRAY_SIZE(readers) && readers[n].fixed) {
+		if (plen != readers[n].size)
+			return bts_fail(BTS_E_FORMAT,
+					"offset %zu: %s chunk has the wrong size",
+					off, readers[n].name);
+		return readers[n].fixed(t, p, off);
+	}
 	if (n >= BTS_CHUNK_TYPE_LIMIT)
 		return bts_fail(BTS_E_FORMAT,
 				"offset %zu: 0x%x is no chunk type: the file is damaged",
