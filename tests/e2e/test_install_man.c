@@ -257,7 +257,7 @@ TEST(man, bash_completion)
 		     "[--version]\n"
 		     "[--source]\n"
 		     "[perf-bts ptrace-step]\n"
-		     "[block ring]\n"
+		     "[block ring stop]\n"
 		     "[--insns --insn-range --indent --incomplete]\n"
 		     "[--json -h --help]\n"
 		     "[stats]\n"
