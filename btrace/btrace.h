@@ -20,6 +20,7 @@
 int cmd_record(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_index(int argc, char **argv);
 /* btrace info FILE (info-trace.c). */
 int info_trace(const char *path, bool json);
 int cmd_stats(int argc, char **argv);

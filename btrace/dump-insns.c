@@ -184,23 +184,23 @@ void dump_insn_line(struct dump_ctx *c, pid_t tid, struct bts_symbolizer *sym,
 		print_text(&v, e);
 }
 
-/* Entries in the history: a first pass, for --last. */
-static int count_entries(struct dump_ctx *c, size_t thread, uint64_t *n)
+/*
+ * The index that takes --from/--to/--last to their first entry: the
+ * file's, or for --last one built by the pass that counts the entries
+ * (which --last needs anyway).  NULL: none, the walk starts at the start.
+ */
+static int get_index(struct dump_ctx *c, size_t thread, struct bts_index **ix)
 {
-	struct bts_insn_decoder *d;
-	struct bts_insn_entry e;
-	int ret = bts_insn_decoder_new(c->trace, thread, NULL, &d);
+	struct bts_index_opts o = { .sz = sizeof(o), .file_only = !c->o->last };
 
-	*n = 0;
-	if (ret < 0)
-		return ret;
-	while ((ret = bts_insn_next(d, &e, sizeof(e))) > 0)
-		*n = e.index;
-	bts_insn_decoder_free(d);
-	return ret;
+	*ix = NULL;
+	if (!c->o->last && !c->o->from)
+		return 0;
+	return bts_index_new(c->trace, thread, &o, ix);
 }
 
-static int walk(struct insn_view *v, size_t thread, uint64_t lo, uint64_t hi)
+static int walk(struct insn_view *v, size_t thread, const struct bts_index *ix,
+		uint64_t lo, uint64_t hi)
 {
 	struct bts_insn_decoder *d;
 	struct bts_insn_entry e;
@@ -209,6 +209,10 @@ static int walk(struct insn_view *v, size_t thread, uint64_t lo, uint64_t hi)
 	if (ret < 0)
 		return ret;
 	dump_decoder_warnings(v->c, bts_trace_thread(v->c->trace, thread)->pid, d);
+	if (ix && lo > 1 && (ret = bts_insn_decoder_seek(d, ix, lo)) < 0) {
+		bts_insn_decoder_free(d);
+		return ret;
+	}
 	while ((ret = bts_insn_next(d, &e, sizeof(e))) > 0 && e.index <= hi) {
 		if (e.index < lo)
 			continue;
@@ -231,16 +235,19 @@ int dump_insns(struct dump_ctx *c, size_t thread)
 	const struct bts_thread_info *th = bts_trace_thread(c->trace, thread);
 	struct insn_view v = { .c = c, .tid = th->tid };
 	uint64_t total = UINT64_MAX - 1, lo, hi;
-	int ret = 0;
+	struct bts_index *ix;
+	int ret;
 
 	v.sym = dump_symbolizer(c, th->pid);
 	view_init(&v, th->pid);
-	if (c->o->last)
-		ret = count_entries(c, thread, &total);
+	ret = get_index(c, thread, &ix);
+	if (ret == 0 && c->o->last)
+		total = bts_index_entries(ix);
 	if (!c->o->json)
 		printf("thread %d (process %d)\n", (int)th->tid, (int)th->pid);
 	if (ret == 0 && dump_range(c->o, 1, total, &lo, &hi))
-		ret = walk(&v, thread, lo, hi);
+		ret = walk(&v, thread, ix, lo, hi);
+	bts_index_free(ix);
 	if (ret < 0) {
 		error_bts(ret, "%s: thread %d", c->path, (int)th->tid);
 		return EXIT_FAILED;

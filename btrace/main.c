@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "run a program (or attach to one) and record its branches" },
 	{ "dump",   cmd_dump,   "print the branches, instructions or calls of a trace file" },
 	{ "info",   cmd_info,   "say which branch sources work on this machine" },
+	{ "index",  cmd_index,  "write the index of a trace file's histories into it" },
 	{ "stats",  cmd_stats,  "count the records, instructions and calls of a trace file" },
 	{ "gdbserver", cmd_gdbserver, "let gdb debug a program, with reverse stepping from its branches" },
 	{ "report", cmd_report, "say what killed a traced program, where, and how it got there" },

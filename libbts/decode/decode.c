@@ -335,6 +335,41 @@ int bts_decode_next_run(struct bts_insn_decoder *d, struct bts_run *run)
 	return 1;
 }
 
+/* ---------------------------------------------------------------- state */
+
+bool bts_decode_state_get(const struct bts_insn_decoder *d,
+			  struct bts_decode_state *st)
+{
+	if (d->nqueue || d->pos != d->end || d->tail_done)
+		return false;
+	*st = (struct bts_decode_state){
+		.rec = d->rec, .index = d->index, .prev_to = d->prev_to,
+		.next_flags = d->next_flags,
+	};
+	return true;
+}
+
+void bts_decode_state_set(struct bts_insn_decoder *d,
+			  const struct bts_decode_state *st)
+{
+	bts_rec_iter_seek(&d->it, st->rec);
+	bts_code_changes_rewind(d->changes);
+	d->rec = st->rec;
+	d->index = st->index;
+	d->prev_to = st->prev_to;
+	d->next_flags = st->next_flags;
+	d->tail_done = false;
+	d->head = d->nqueue = 0;
+	d->pos = d->end = 0;
+}
+
+const struct bts_trace *bts_decode_trace(const struct bts_insn_decoder *d,
+					 size_t *thread)
+{
+	*thread = d->it.thread;
+	return d->it.trace;
+}
+
 /* ----------------------------------------------------------- one by one */
 
 /*

@@ -85,6 +85,8 @@ int bts_code_changes_scan(const struct bts_trace *t, size_t thread,
 void bts_code_changes_free(struct bts_code_changes *c);
 bool bts_code_changed_after(struct bts_code_changes *c, uint64_t rec,
 			    uint64_t lo, uint64_t hi);
+/* Asks may start again from an earlier record (a decoder that seeks). */
+void bts_code_changes_rewind(struct bts_code_changes *c);
 
 struct bts_dblock_cache;
 
@@ -143,5 +145,29 @@ struct bts_run {
 
 /* 1 and *run filled, 0 at the end, or -BTS_E_NOMEM. */
 int bts_decode_next_run(struct bts_insn_decoder *d, struct bts_run *run);
+
+/*
+ * What a decoder carries from one record to the next (an index point
+ * keeps it, decode_index.c): after @rec records, @index entries.
+ */
+struct bts_decode_state {
+	uint64_t rec;
+	uint64_t index;
+	uint64_t prev_to;
+	uint16_t next_flags;
+};
+
+/*
+ * The state of @d between two records, when every run it made has been
+ * handed out (true), else false: its runs are not those of whole records.
+ */
+bool bts_decode_state_get(const struct bts_insn_decoder *d,
+			  struct bts_decode_state *st);
+/* @d as it was at @st: the next entry is the one after st->index. */
+void bts_decode_state_set(struct bts_insn_decoder *d,
+			  const struct bts_decode_state *st);
+/* The trace and thread @d decodes. */
+const struct bts_trace *bts_decode_trace(const struct bts_insn_decoder *d,
+					 size_t *thread);
 
 #endif /* BTS_DECODE_H */

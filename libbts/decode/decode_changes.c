@@ -116,3 +116,9 @@ bool bts_code_changed_after(struct bts_code_changes *c, uint64_t rec,
 			return true;
 	return false;
 }
+
+void bts_code_changes_rewind(struct bts_code_changes *c)
+{
+	if (c)
+		c->first = 0;
+}

@@ -65,6 +65,7 @@ struct bts_writer;
 struct bts_trace;
 struct bts_rec_iter;
 struct bts_insn_decoder;
+struct bts_index;
 struct bts_call_cursor;
 struct bts_call_history;
 struct bts_symbolizer;
@@ -1045,6 +1046,95 @@ BTS_API int bts_insn_next(struct bts_insn_decoder *d,
 /* The @i-th warning (a file not found or changed), or NULL past the last. */
 BTS_API const char *bts_insn_decoder_warning(const struct bts_insn_decoder *d,
 					     size_t i);
+
+/* ============================================================================
+ * Decoding: the index of a history
+ *
+ * Points of a thread's history where its decoder may start: every few
+ * thousand records, the decoder's state there, the number of entries
+ * before it, the call depth and the innermost return sites.  A trace file
+ * may carry them (an INDEX chunk, written by bts_trace_index_file());
+ * otherwise they are built by decoding the thread once, in memory.  With
+ * one, bts_insn_decoder_seek() reaches entry N decoding only from the
+ * point before it.
+ * ========================================================================== */
+
+/* Records between points when an index is built; a file's may differ. */
+#define BTS_INDEX_INTERVAL	4096
+/* Return sites a point keeps: deeper ones are known only by @depth. */
+#define BTS_INDEX_SITES		64
+
+struct bts_index_opts {
+	size_t sz;
+	uint64_t interval;	/* records between points; 0: BTS_INDEX_INTERVAL */
+	bool rebuild;		/* build it even when the file has one */
+	bool file_only;		/* never build: *out is NULL without the file's */
+	const struct bts_decoder_opts *decoder;
+};
+
+/* One point; it may grow: see bts_index_point(). */
+struct bts_index_point {
+	uint64_t record;	/* records of the thread before it */
+	uint64_t entry;		/* entries before it: the next is entry + 1 */
+	int64_t depth;		/* calls minus returns before it (from 0) */
+	size_t nsites;		/* return sites known, <= BTS_INDEX_SITES */
+	const uint64_t *sites;	/* innermost first; live as long as the index */
+};
+
+/*
+ * The index of thread @thread (as in bts_trace_thread()): the file's
+ * INDEX chunk for it when there is one (checked when the file was
+ * opened), else built by decoding the thread with @opts->decoder (or,
+ * with @opts->file_only, none: 0 and *@out NULL).  0 and *@out; @t must
+ * outlive it.
+ * Errors: -BTS_E_INVAL (no such thread, NULL @out, bad options), and, when
+ * it is built, those of bts_insn_decoder_new() and bts_insn_next().
+ */
+BTS_API int bts_index_new(const struct bts_trace *t, size_t thread,
+			  const struct bts_index_opts *opts,
+			  struct bts_index **out);
+BTS_API void bts_index_free(struct bts_index *ix);
+/* Whether @ix came from the file's INDEX chunk; false for NULL. */
+BTS_API bool bts_index_from_file(const struct bts_index *ix);
+/* The entries of the whole history (its last one's number); 0 for NULL. */
+BTS_API uint64_t bts_index_entries(const struct bts_index *ix);
+/* Points in @ix (>= 1: the first is the start); 0 for NULL. */
+BTS_API size_t bts_index_npoints(const struct bts_index *ix);
+/*
+ * Point @i into *@pt (@size: the caller's sizeof(*pt)).
+ * Errors: -BTS_E_INVAL (NULL @ix or @pt, @size 0, @i past the last).
+ */
+BTS_API int bts_index_point(const struct bts_index *ix, size_t i,
+			    struct bts_index_point *pt, size_t size);
+/*
+ * The last point from which entry @entry (from 1) is decoded: the one with
+ * the largest entry below @entry (0 for @entry 0 or 1).  Never fails; 0
+ * for NULL.
+ */
+BTS_API size_t bts_index_find(const struct bts_index *ix, uint64_t entry);
+/*
+ * Moves @d so that its next entry is number @entry (from 1; past the last:
+ * the end), decoding from the point of @ix before it (bts_index_find())
+ * and skipping what lies between.  @ix must be the index of @d's thread.
+ * 0, or an error; after one, @d can only be freed.
+ * Errors: -BTS_E_INVAL (NULL @d or @ix, an index of another thread), and
+ * those of bts_insn_next().
+ */
+BTS_API int bts_insn_decoder_seek(struct bts_insn_decoder *d,
+				  const struct bts_index *ix, uint64_t entry);
+
+/*
+ * Writes an INDEX chunk for every thread into the trace file @path, in
+ * place: the file is written anew under a temporary name (its chunks as
+ * they are, INDEX chunks built with @opts replacing any it had, then
+ * END) and renamed over @path only when whole, so @path is never a
+ * half-written file.  0.
+ * Errors: those of bts_trace_new() (the file is not a whole trace), of
+ * bts_index_new(), -BTS_E_VERSION (a header longer than this libbts
+ * writes: a newer libbts's file), -BTS_E_IO (writing, renaming).
+ */
+BTS_API int bts_trace_index_file(const char *path,
+				 const struct bts_index_opts *opts);
 
 /* ============================================================================
  * Decoding: function segments

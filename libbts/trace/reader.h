@@ -40,6 +40,7 @@ struct trace_thread {
 	size_t process;		/* its process's index in bts_trace.procs */
 	struct trace_batch *batches;
 	size_t nbatches, capbatches;
+	struct bts_index *index;	/* its INDEX chunk's, or NULL */
 };
 
 /*
@@ -204,6 +205,10 @@ int bts_read_crash_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
 			 size_t off);
 int bts_read_pebs_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
 			size_t off);
+int bts_read_index_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
+			 size_t off);
+/* After the last chunk: no thread has records after its INDEX chunk. */
+int bts_reader_check_indexes(const struct bts_trace *t);
 void bts_reader_crash_free(struct trace_crash *c);
 
 /* ------------------------------------- compact records (reader_compact.c) */

@@ -325,6 +325,7 @@ static const struct {
 	[BTS_CHUNK_ABI]		= FIXED(rd_abi, abi, "abi"),
 	[BTS_CHUNK_START]	= FIXED(rd_start, start, "start"),
 	[BTS_CHUNK_PEBS]	= { bts_read_pebs_chunk },
+	[BTS_CHUNK_INDEX]	= { bts_read_index_chunk },
 #undef FIXED
 };
 

@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 
+#include "trace/index.h"
 #include "trace/reader.h"
 #include "util/array.h"
 
@@ -227,6 +228,10 @@ static int finish_spaces(struct trace_process *p)
 
 int bts_reader_finish(struct bts_trace *t)
 {
+	int ret = bts_reader_check_indexes(t);
+
+	if (ret)
+		return ret;
 	finish_exits(t);
 	for (size_t i = 0; i < t->nprocs; i++)
 		if (finish_spaces(&t->procs[i]))
@@ -237,8 +242,10 @@ int bts_reader_finish(struct bts_trace *t)
 void bts_reader_free(struct bts_trace *t)
 {
 	bts_reader_compact_free(t);
-	for (size_t i = 0; i < t->nthreads; i++)
+	for (size_t i = 0; i < t->nthreads; i++) {
 		free(t->threads[i].batches);
+		bts_index_release(t->threads[i].index);
+	}
 	for (size_t i = 0; i < t->nprocs; i++) {
 		struct trace_process *p = &t->procs[i];
 

@@ -80,6 +80,8 @@ enum bts_chunk_type {
 	BTS_CHUNK_START		= 18,
 	/* Written optional: kmod-pebs's samples of a thread. */
 	BTS_CHUNK_PEBS		= 19,
+	/* Written optional: where a thread's history may be entered (index). */
+	BTS_CHUNK_INDEX		= 20,
 };
 
 struct bts_chunk_session {
@@ -265,6 +267,40 @@ struct bts_chunk_pebs {
 /* Adaptive PEBS with every group and 32 LBR entries. */
 #define BTS_PEBS_RECORD_MAX	1232
 
+/*
+ * INDEX: points where decoding thread @tid's history may start, written
+ * after its last records and before END: @npoints struct
+ * bts_chunk_index_point, then their return sites (u64, each point's
+ * @nsites in turn, innermost first).  The first point is the history's
+ * start.  @records and @entries are the thread's totals.  Written with
+ * BTS_CHUNK_OPTIONAL: a reader that skips it decodes from the start.
+ */
+struct bts_chunk_index {
+	int32_t pid;
+	int32_t tid;
+	uint32_t npoints;	/* 1..BTS_INDEX_POINTS_MAX */
+	uint32_t stack_max;	/* 1..BTS_INDEX_STACK_MAX: sites kept a point */
+	uint64_t interval;	/* > 0: records between points, as built */
+	uint64_t records;	/* the thread's records */
+	uint64_t entries;	/* the entries of its history */
+};
+
+/* The decoder's state after @record records, as decode.c keeps it. */
+struct bts_chunk_index_point {
+	uint64_t record;	/* increasing; the first 0 */
+	uint64_t entry;		/* entries before it, non-decreasing */
+	uint64_t prev_to;	/* where the next block starts; 0: unknown */
+	int64_t depth;		/* calls minus returns before it */
+	uint32_t flags;		/* BTS_IF_RESYNC | BTS_IF_SIGNAL: the next entry's */
+	uint32_t nsites;	/* <= stack_max */
+};
+
+#define BTS_INDEX_STACK_MAX	4096
+/* A chunk's length is 32 bits: a bound that keeps the points inside it. */
+#define BTS_INDEX_POINTS_MAX	(1u << 24)
+
+_Static_assert(sizeof(struct bts_chunk_index) == 40, "index layout");
+_Static_assert(sizeof(struct bts_chunk_index_point) == 40, "index point layout");
 _Static_assert(sizeof(struct bts_file_header) == 16, "header layout");
 _Static_assert(sizeof(struct bts_chunk_header) == 8, "chunk header layout");
 _Static_assert(sizeof(struct bts_chunk_session) == 16, "session layout");

@@ -141,6 +141,16 @@ int bts_writer_chunk(struct bts_writer *w, uint32_t type, const void *fixed,
 	return wr_chunk(w, type, fixed, flen, a, alen, str);
 }
 
+int bts_writer_copy_chunk(struct bts_writer *w, uint32_t type,
+			  const void *payload, size_t len, uint64_t records)
+{
+	int ret = bts_writer_chunk(w, type, payload, len, NULL, 0, NULL);
+
+	if (!ret)
+		w->records += records;
+	return ret;
+}
+
 static int wr_header(struct bts_writer *w)
 {
 	struct bts_file_header h = {

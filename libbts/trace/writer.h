@@ -19,6 +19,12 @@
  */
 int bts_writer_chunk(struct bts_writer *w, uint32_t type, const void *fixed,
 		     size_t flen, const void *a, size_t alen, const char *str);
+/*
+ * A chunk copied from another file as it is: @type and @len bytes of
+ * payload, which hold @records records (for END's count).
+ */
+int bts_writer_copy_chunk(struct bts_writer *w, uint32_t type,
+			  const void *payload, size_t len, uint64_t records);
 /* bts_writer_new() creating the file with @mode (umask applies). */
 int bts_writer_open_mode(const char *path, mode_t mode, struct bts_writer **out);
 
