@@ -11,6 +11,9 @@
  *			decoded once and kept by start address
  *	decode.c	records -> runs of instructions and gaps -> entries
  *	segments.c	runs -> function segments
+ *	decode_index.c	the index of a history: the decoder's state every
+ *			few thousand records, and seeking to an entry
+ *	index_file.c	a trace file written again with its index
  */
 #ifndef BTS_DECODE_H
 #define BTS_DECODE_H
