@@ -20,7 +20,7 @@
 
 static const struct command_help replay_help = {
 	.name = "replay",
-	.usage = { "[-x SCRIPT] FILE" },
+	.usage = { "[-x SCRIPT] [--window N] FILE" },
 	.summary = "Replays a trace file at a gdb-like prompt: step backwards and forwards\n"
 		   "through the instructions the program ran, with backtraces and source.",
 	.details =
@@ -52,6 +52,11 @@ static const struct command_help replay_help = {
 	"\n"
 	"-x SCRIPT runs the commands of SCRIPT first (as gdb -x), then reads the\n"
 	"terminal (with line editing) or standard input, to its end or 'quit'.\n"
+	"\n"
+	"Memory is bounded by a window of instructions held decoded (--window,\n"
+	"at least 16; 32 bytes each), not by the history: an instruction\n"
+	"outside it is decoded again from the index point before it (the file's\n"
+	"index, 'btrace index', or one built when the thread is first selected).\n"
 	"\n"
 	"Exit status: 0; 1 when FILE cannot be read (missing, not a trace,\n"
 	"truncated, damaged) or a command of SCRIPT fails (the script stops\n"
@@ -92,7 +97,7 @@ static void say_start(struct replay *r)
 	replay_print_where(r);
 }
 
-static int replay_file(const char *path, const char *script)
+static int replay_file(const char *path, const char *script, uint64_t window)
 {
 	struct replay_input in;
 	struct replay r;
@@ -104,6 +109,7 @@ static int replay_file(const char *path, const char *script)
 		input_close(&in);
 		return EXIT_FAILED;
 	}
+	r.window = window;
 	if (replay_select(&r, r.cur) < 0) {
 		ret = EXIT_FAILED;
 	} else {
@@ -120,9 +126,13 @@ int cmd_replay(int argc, char **argv)
 {
 	const char *script = NULL;
 	bool raw_names = false;
+	uint64_t window = 0;
 	const struct option opts[] = {
 		OPT_STRING('x', "script", "SCRIPT", &script,
 			   "run the commands of SCRIPT first"),
+		OPT_CALLBACK(0, "window", "N", &window,
+			     "hold N instructions decoded at a time (65536)",
+			     parse_count),
 		OPT_NO_DEMANGLE(&raw_names),
 		OPT_END(),
 	};
@@ -141,5 +151,5 @@ int cmd_replay(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	names_keep_raw(raw_names);
-	return replay_file(argv[first], script);
+	return replay_file(argv[first], script, window);
 }

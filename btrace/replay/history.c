@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The instruction history of one thread, decoded once into memory so that
- * replay can move both ways, with the real call depth of every instruction.
+ * The instruction history of one thread for replay, with the real call
+ * depth of every instruction, held a window at a time: a first pass counts
+ * the history and notes the depth going into each point of its index;
+ * later, the window around an instruction is decoded from the point
+ * before it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,21 +29,18 @@ static int depth_step(const struct bts_insn_entry *e)
 	return 0;
 }
 
-static int push(struct replay_history *h, uint64_t *cap,
-		const struct bts_insn_entry *e, int32_t depth)
+/* The depth of @e, *carry going in; *carry becomes the next one's. */
+static int32_t depth_of(const struct bts_insn_entry *e, int32_t *carry)
 {
-	struct replay_insn *in;
+	int32_t depth = *carry + (e->flags & BTS_IF_SIGNAL ? 2 : 0);
 
-	if (h->n == *cap) {
-		uint64_t ncap = *cap ? 2 * *cap : 4096;
-		struct replay_insn *v = realloc(h->insns, ncap * sizeof(*v));
+	*carry = depth + depth_step(e);
+	return depth;
+}
 
-		if (!v)
-			return -BTS_E_NOMEM;
-		h->insns = v;
-		*cap = ncap;
-	}
-	in = &h->insns[h->n++];
+static void keep(struct replay_insn *in, const struct bts_insn_entry *e,
+		 int32_t depth)
+{
 	memset(in, 0, sizeof(*in));
 	in->ip = e->iclass == BTS_ICLASS_GAP ? e->gap_arg : e->ip;
 	in->size = e->size > sizeof(in->raw) ? sizeof(in->raw) : e->size;
@@ -50,31 +50,56 @@ static int push(struct replay_history *h, uint64_t *cap,
 	in->gap = e->gap;
 	in->flags = e->flags;
 	in->depth = depth;
-	return 0;
+}
+
+/* The whole history once: its length, and the depth going into each point. */
+static int count(struct replay_history *h)
+{
+	struct replay_window *w = h->w;
+	size_t np = bts_index_npoints(w->ix), k = 0;
+	struct bts_insn_entry e;
+	struct bts_index_point pt;
+	int32_t carry = 0;
+	int ret;
+
+	w->carry = calloc(np, sizeof(*w->carry));
+	if (!w->carry)
+		return -BTS_E_NOMEM;
+	while ((ret = bts_insn_next(w->d, &e, sizeof(e))) > 0) {
+		int32_t depth = depth_of(&e, &carry);
+
+		if (e.index - 1 < w->cap)
+			keep(&w->v[w->count++], &e, depth);
+		for (; k < np && bts_index_point(w->ix, k, &pt, sizeof(pt)) == 0 &&
+		       pt.entry <= e.index; k++)
+			w->carry[k] = pt.entry == e.index ? carry : 0;
+		h->n = e.index;
+	}
+	return ret;
 }
 
 int replay_history_load(const struct bts_trace *t, size_t thread,
-			struct replay_history *h)
+			uint64_t window, struct replay_history *h)
 {
-	struct bts_insn_decoder *d;
-	struct bts_insn_entry e;
-	uint64_t cap = 0;
-	int32_t depth = 0, step = 0;
-	int ret = bts_insn_decoder_new(t, thread, NULL, &d);
+	struct replay_window *w = calloc(1, sizeof(*w));
+	int ret;
 
 	memset(h, 0, sizeof(*h));
-	if (ret < 0)
-		return ret;
-	while ((ret = bts_insn_next(d, &e, sizeof(e))) > 0) {
-		depth += step;
-		if (e.flags & BTS_IF_SIGNAL)
-			depth += 2;
-		ret = push(h, &cap, &e, depth);
-		if (ret < 0)
-			break;
-		step = depth_step(&e);
+	if (!w)
+		return -BTS_E_NOMEM;
+	h->w = w;
+	w->lo = 1;
+	w->cap = window < REPLAY_WINDOW_MIN ? REPLAY_WINDOW_MIN : window;
+	w->v = malloc(w->cap * sizeof(*w->v));
+	if (!w->v) {
+		replay_history_free(h);
+		return -BTS_E_NOMEM;
 	}
-	bts_insn_decoder_free(d);
+	ret = bts_index_new(t, thread, NULL, &w->ix);
+	if (!ret)
+		ret = bts_insn_decoder_new(t, thread, NULL, &w->d);
+	if (!ret)
+		ret = count(h);
 	if (ret < 0)
 		replay_history_free(h);
 	return ret < 0 ? ret : 0;
@@ -82,8 +107,56 @@ int replay_history_load(const struct bts_trace *t, size_t thread,
 
 void replay_history_free(struct replay_history *h)
 {
-	free(h->insns);
+	if (h->w) {
+		bts_insn_decoder_free(h->w->d);
+		bts_index_free(h->w->ix);
+		free(h->w->carry);
+		free(h->w->v);
+		free(h->w);
+	}
 	memset(h, 0, sizeof(*h));
+}
+
+/* What an instruction reads as when it cannot be decoded again. */
+static const struct replay_insn lost = { .iclass = BTS_ICLASS_GAP };
+
+/* The window around @n: from half a window before it, or the start. */
+static int refill(const struct replay_history *h, uint64_t n)
+{
+	struct replay_window *w = h->w;
+	uint64_t lo = n > w->cap / 2 ? n - w->cap / 2 : 1;
+	size_t p = bts_index_find(w->ix, lo);
+	struct bts_index_point pt;
+	struct bts_insn_entry e;
+	int32_t carry = w->carry[p];
+	int ret;
+
+	w->count = 0;
+	if (bts_index_point(w->ix, p, &pt, sizeof(pt)))
+		return -BTS_E_INVAL;
+	ret = bts_insn_decoder_seek(w->d, w->ix, pt.entry + 1);
+	w->lo = lo;
+	while (ret == 0 && w->count < w->cap && lo + w->count <= h->n &&
+	       (ret = bts_insn_next(w->d, &e, sizeof(e))) > 0) {
+		int32_t depth = depth_of(&e, &carry);
+
+		ret = 0;
+		if (e.index >= lo)
+			keep(&w->v[w->count++], &e, depth);
+	}
+	return ret < 0 ? ret : 0;
+}
+
+const struct replay_insn *replay_history_fill(const struct replay_history *h,
+					      uint64_t n)
+{
+	struct replay_window *w = h->w;
+
+	if (refill(h, n) < 0 || n - w->lo >= w->count) {
+		w->count = 0;
+		return &lost;
+	}
+	return &w->v[n - w->lo];
 }
 
 void replay_history_entry(const struct replay_history *h, uint64_t n,
@@ -120,4 +193,6 @@ void replay_history_cut(struct replay_history *h, uint64_t n)
 {
 	if (n < h->n)
 		h->n = n;
+	if (h->w->lo + h->w->count > h->n + 1)
+		h->w->count = h->n + 1 > h->w->lo ? h->n + 1 - h->w->lo : 0;
 }

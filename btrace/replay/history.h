@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * One thread's instruction history held in memory for replay: every entry
- * the decoder gives (gaps included), numbered from 1 as in dump --insns,
- * with the real call depth before it runs.  32 bytes an instruction: a
- * 4 MiB ring of records (about a million instructions) costs ~32 MiB.
+ * One thread's instruction history for replay: every entry the decoder
+ * gives (gaps included), numbered from 1 as in dump --insns, with the real
+ * call depth before it runs.  Only a window of it is held decoded (32
+ * bytes an instruction): an instruction outside it is reached by decoding
+ * again from the point of the history's index before it (libbts's
+ * bts_index), with the depth the loading pass noted at that point, so
+ * memory is bounded by the window, not by the history.
  */
 #ifndef REPLAY_HISTORY_H
 #define REPLAY_HISTORY_H
@@ -22,24 +25,53 @@ struct replay_insn {
 	int32_t depth;		/* frames on the stack, relative to the first */
 };
 
-struct replay_history {
-	struct replay_insn *insns;	/* [0] is instruction 1 */
-	uint64_t n;
+/* Instructions held decoded by default (2 MiB). */
+#define REPLAY_WINDOW_DEFAULT	65536
+#define REPLAY_WINDOW_MIN	16
+
+/* The instructions [lo, lo + count) held decoded, and how to get others. */
+struct replay_window {
+	uint64_t lo, count, cap;
+	struct replay_insn *v;
+	struct bts_insn_decoder *d;
+	struct bts_index *ix;
+	int32_t *carry;		/* per index point: the depth going into it */
 };
 
-/* Decodes thread @thread of @t; 0 or a negative &enum bts_error. */
+struct replay_history {
+	uint64_t n;
+	struct replay_window *w;
+};
+
+/*
+ * Decodes thread @thread of @t once (to count it and note the depth at
+ * each point of its index), holding @window instructions at a time; 0 or
+ * a negative &enum bts_error.
+ */
 int replay_history_load(const struct bts_trace *t, size_t thread,
-			struct replay_history *h);
+			uint64_t window, struct replay_history *h);
 void replay_history_free(struct replay_history *h);
 
-/* Instruction @n (1..h->n). */
+/* replay_insn() when @n lies outside the window. */
+const struct replay_insn *replay_history_fill(const struct replay_history *h,
+					      uint64_t n);
+
+/*
+ * Instruction @n (1..h->n), valid until the next call for an instruction
+ * outside the window.  Decoding it again can fail only when the file
+ * changed since it was opened or memory ran out: it reads as a gap then.
+ */
 static inline const struct replay_insn *
 replay_insn(const struct replay_history *h, uint64_t n)
 {
-	return &h->insns[n - 1];
+	const struct replay_window *w = h->w;
+
+	if (n - w->lo < w->count)
+		return &w->v[n - w->lo];
+	return replay_history_fill(h, n);
 }
 
-/* Instruction @n in the decoder's form (its raw bytes stay @h's). */
+/* Instruction @n in the decoder's form (its raw bytes as replay_insn's). */
 void replay_history_entry(const struct replay_history *h, uint64_t n,
 			  struct bts_insn_entry *e);
 

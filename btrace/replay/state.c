@@ -119,7 +119,9 @@ static int load_stop(struct replay_thread *th)
 
 static int load(struct replay *r, struct replay_thread *th)
 {
-	int ret = replay_history_load(r->trace, th->index, &th->h);
+	int ret = replay_history_load(r->trace, th->index,
+				      r->window ? r->window : REPLAY_WINDOW_DEFAULT,
+				      &th->h);
 
 	if (ret < 0) {
 		error_bts(ret, "%s: thread %d", r->path, (int)th->tid);

@@ -47,6 +47,7 @@ struct replay {
 	size_t nbreaks;
 	int last_break;		/* the number of the newest */
 	bool quit;
+	uint64_t window;	/* instructions held decoded; 0: the default */
 };
 
 /* Opens @path; on failure says why (one line) and returns -1. */
