@@ -82,6 +82,7 @@ int replay_history_load(const struct bts_trace *t, size_t thread,
 			uint64_t window, struct replay_history *h)
 {
 	struct replay_window *w = calloc(1, sizeof(*w));
+	struct bts_index_opts o = { .sz = sizeof(o) };
 	int ret;
 
 	memset(h, 0, sizeof(*h));
@@ -90,12 +91,20 @@ int replay_history_load(const struct bts_trace *t, size_t thread,
 	h->w = w;
 	w->lo = 1;
 	w->cap = window < REPLAY_WINDOW_MIN ? REPLAY_WINDOW_MIN : window;
+	/*
+	 * Built here, points a window's length apart at most (a record
+	 * makes a few instructions): a refill decodes about a window.  A
+	 * file's index has its own.
+	 */
+	o.interval = w->cap / 8 < BTS_INDEX_INTERVAL ? w->cap / 8 : BTS_INDEX_INTERVAL;
+	if (o.interval < 2)
+		o.interval = 2;
 	w->v = malloc(w->cap * sizeof(*w->v));
 	if (!w->v) {
 		replay_history_free(h);
 		return -BTS_E_NOMEM;
 	}
-	ret = bts_index_new(t, thread, NULL, &w->ix);
+	ret = bts_index_new(t, thread, &o, &w->ix);
 	if (!ret)
 		ret = bts_insn_decoder_new(t, thread, NULL, &w->d);
 	if (!ret)
@@ -120,21 +129,47 @@ void replay_history_free(struct replay_history *h)
 /* What an instruction reads as when it cannot be decoded again. */
 static const struct replay_insn lost = { .iclass = BTS_ICLASS_GAP };
 
-/* The window around @n: from half a window before it, or the start. */
+/*
+ * Where the window holding @n starts: a step forward leaves a quarter of
+ * a window behind @n, a step back a quarter ahead of it, so that walking
+ * either way refills once a window.
+ */
+static uint64_t window_start(const struct replay_window *w, uint64_t n)
+{
+	uint64_t back = n < w->lo ? w->cap - w->cap / 4 - 1 : w->cap / 4;
+
+	return n > back ? n - back : 1;
+}
+
+/*
+ * Puts @w's decoder before entry @lo: on from where it stands when that is
+ * between the index point before @lo and @lo, else from that point.
+ */
+static int position(struct replay_window *w, uint64_t lo, int32_t *carry)
+{
+	size_t p = bts_index_find(w->ix, lo);
+	struct bts_index_point pt;
+
+	if (bts_index_point(w->ix, p, &pt, sizeof(pt)))
+		return -BTS_E_INVAL;
+	if (w->next && w->next > pt.entry && w->next <= lo) {
+		*carry = w->next_carry;
+		return 0;
+	}
+	*carry = w->carry[p];
+	return bts_insn_decoder_seek(w->d, w->ix, pt.entry + 1);
+}
+
 static int refill(const struct replay_history *h, uint64_t n)
 {
 	struct replay_window *w = h->w;
-	uint64_t lo = n > w->cap / 2 ? n - w->cap / 2 : 1;
-	size_t p = bts_index_find(w->ix, lo);
-	struct bts_index_point pt;
+	uint64_t lo = window_start(w, n);
 	struct bts_insn_entry e;
-	int32_t carry = w->carry[p];
-	int ret;
+	int32_t carry;
+	int ret = position(w, lo, &carry);
 
 	w->count = 0;
-	if (bts_index_point(w->ix, p, &pt, sizeof(pt)))
-		return -BTS_E_INVAL;
-	ret = bts_insn_decoder_seek(w->d, w->ix, pt.entry + 1);
+	w->next = 0;
 	w->lo = lo;
 	while (ret == 0 && w->count < w->cap && lo + w->count <= h->n &&
 	       (ret = bts_insn_next(w->d, &e, sizeof(e))) > 0) {
@@ -144,7 +179,14 @@ static int refill(const struct replay_history *h, uint64_t n)
 		if (e.index >= lo)
 			keep(&w->v[w->count++], &e, depth);
 	}
-	return ret < 0 ? ret : 0;
+	if (ret < 0)
+		return ret;
+	/* Stopped by a full window: the decoder stands right after it. */
+	if (w->count == w->cap) {
+		w->next = lo + w->count;
+		w->next_carry = carry;
+	}
+	return 0;
 }
 
 const struct replay_insn *replay_history_fill(const struct replay_history *h,

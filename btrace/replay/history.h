@@ -36,6 +36,8 @@ struct replay_window {
 	struct bts_insn_decoder *d;
 	struct bts_index *ix;
 	int32_t *carry;		/* per index point: the depth going into it */
+	uint64_t next;		/* the entry @d hands out next; 0: unknown */
+	int32_t next_carry;	/* the depth going into it */
 };
 
 struct replay_history {
