@@ -228,6 +228,7 @@ $(BENCH_LIB_BIN): $(O)/bench/lib-%: tests/bench/lib-%.c $(LIB_A)
 	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror $(CPPFLAGS) -o $@ $(filter %.c,$^) $(LIB_A) $(LIBS)
 # The decoder's synthetic trace is the one the tests of two scales make.
 $(O)/bench/lib-decode: tests/synth/synth_trace.c tests/synth/synth_trace.h
+$(O)/bench/lib-index: tests/synth/synth_trace.c tests/synth/synth_trace.h
 
 # Workloads: plain static programs (no tracer libraries, no dynamic loader
 # whose start-up would outweigh them under single-stepping).

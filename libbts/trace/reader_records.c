@@ -106,6 +106,11 @@ int bts_rec_iter_seek(struct bts_rec_iter *it, uint64_t index)
 		else
 			lo = mid + 1;
 	}
+	/* A raw batch left half read gives its pages back as a whole one does. */
+	if (it->batch < th->nbatches && it->batch != lo && it->index &&
+	    !th->batches[it->batch].compact)
+		bts_reader_drop(it->trace, th->batches[it->batch].off,
+				th->batches[it->batch].count * sizeof(struct ptbts_record));
 	it->batch = lo;
 	it->index = lo < th->nbatches ? index - th->batches[lo].first : 0;
 	return lo < th->nbatches;

@@ -212,3 +212,35 @@ TEST(dump_stream, memory_stays_flat_from_1e5_to_1e6_records)
 	free(big);
 	free(btr);
 }
+
+/*
+ * btrace replay holds a window of the history: its peak, going to either
+ * end, stepping there and walking a backtrace back to the start, stays
+ * within 1.25 times its peak at 10^5 records while the records grow
+ * tenfold.
+ */
+TEST(dump_stream, replay_memory_stays_flat_from_1e5_to_1e6_records)
+{
+	struct harness_cmd rec;
+	char *btr = raw_record("skip-qsort", NULL, 0, &rec);
+	char *small = synth(btr, 100000), *big = synth(btr, 1000000);
+	char *script = harness_path(harness_tmpdir(), "replay-script");
+	const char *args[] = { "replay", "-x", script, NULL };
+	FILE *f = fopen(script, "w");
+	long a, b;
+
+	ASSERT_TRUE(f != NULL);
+	fputs("goto end\nreverse-stepi 5000\nbt\ngoto begin\nstepi 3000\n"
+	      "history 10\nreverse-finish\nbt\n", f);
+	fclose(f);
+	a = peak_kib(args, small);
+	b = peak_kib(args, big);
+	fprintf(stderr, "btrace replay: peak %ld KiB at 10^5 records, %ld KiB at 10^6\n",
+		a, b);
+	EXPECT_LT(4 * b, 5 * a);
+	harness_cmd_free(&rec);
+	free(script);
+	free(small);
+	free(big);
+	free(btr);
+}
