@@ -10,10 +10,12 @@
 
 int bts_opts_valid(const void *opts, size_t sz, size_t known, const char *what)
 {
-	const unsigned char *tail = (const unsigned char *)opts + known;
+	const unsigned char *tail;
 
+	/* Before any arithmetic on it: an offset from NULL is undefined. */
 	if (!opts)
 		return 0;
+	tail = (const unsigned char *)opts + known;
 	if (sz < sizeof(size_t))
 		return bts_fail(BTS_E_INVAL, "%s: size %zu is too small", what, sz);
 	for (size_t i = known; i < sz; i++, tail++)

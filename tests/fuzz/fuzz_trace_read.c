@@ -46,6 +46,31 @@ static void walk_code(const struct bts_trace *t, pid_t pid)
 	(void)sum;
 }
 
+/* The file's index of thread @i, if any, as the reader promises it. */
+static void walk_index(const struct bts_trace *t, size_t i, uint64_t nrecords)
+{
+	struct bts_index_opts o = { .sz = sizeof(o), .file_only = true };
+	struct bts_index_point pt, prev = { 0 };
+	struct bts_index *ix;
+	uint64_t sum = 0;
+
+	CHECK(bts_index_new(t, i, &o, &ix) == 0);
+	if (!ix)
+		return;
+	CHECK(bts_index_from_file(ix) && bts_index_npoints(ix) >= 1);
+	for (size_t k = 0; k < bts_index_npoints(ix); k++) {
+		CHECK(bts_index_point(ix, k, &pt, sizeof(pt)) == 0);
+		CHECK(!k || (pt.record > prev.record && pt.entry >= prev.entry));
+		CHECK(pt.record <= nrecords && pt.entry <= bts_index_entries(ix));
+		for (size_t j = 0; j < pt.nsites; j++)
+			sum += pt.sites[j];	/* ASan: every site is there */
+		prev = pt;
+	}
+	(void)sum;
+	CHECK(bts_index_find(ix, bts_index_entries(ix) + 1) < bts_index_npoints(ix));
+	bts_index_free(ix);
+}
+
 static void walk(const struct bts_trace *t)
 {
 	const struct bts_trace_info *info = bts_trace_info(t);
@@ -74,6 +99,7 @@ static void walk(const struct bts_trace *t)
 		CHECK(bts_rec_iter_next(it, &r) == (n > 0));
 		CHECK(bts_rec_iter_seek(it, n) == 0 && bts_rec_iter_next(it, &r) == 0);
 		bts_rec_iter_free(it);
+		walk_index(t, i, n);
 	}
 	CHECK(!bts_trace_thread(t, bts_trace_nthreads(t)));
 	for (size_t i = 0; i < bts_trace_npebs(t); i++) {
@@ -134,7 +160,7 @@ static void seed_empty(const char *dir)
  * Two processes, three threads, interleaved batches, every record kind,
  * PEBS samples; in either record format.
  */
-static void seed_full(const char *dir, int nrecs, int format)
+static void seed_full(const char *dir, int nrecs, int format, bool indexed)
 {
 	struct ptbts_record recs[64];
 	struct bts_map m = {
@@ -163,8 +189,9 @@ static void seed_full(const char *dir, int nrecs, int format)
 	recs[9] = rec(0, PTBTS_GAP_UNREADABLE, PTBTS_KIND_GAP);
 	recs[12] = rec(0, 0x401000, PTBTS_KIND_EXEC);
 	recs[13] = rec(0, 0, PTBTS_KIND_FILTERED);
-	if (asprintf(&path, "%s/seed-full-%d%s.btr", dir, nrecs,
-		     format == BTS_FORMAT_COMPACT ? "-compact" : "") < 0)
+	if (asprintf(&path, "%s/seed-full-%d%s%s.btr", dir, nrecs,
+		     format == BTS_FORMAT_COMPACT ? "-compact" : "",
+		     indexed ? "-indexed" : "") < 0)
 		exit(1);
 	must(bts_writer_new(path, &w), path);
 	must(bts_writer_format(w, format), "format");
@@ -192,6 +219,10 @@ static void seed_full(const char *dir, int nrecs, int format)
 	must(bts_writer_exit(w, 10, 0, 1 << 8), "exit");
 	must(bts_writer_finish(w), path);
 	bts_writer_free(w);
+	/* Points two records apart: INDEX chunks with many points. */
+	if (indexed)
+		must(bts_trace_index_file(path, &(struct bts_index_opts){
+			.sz = sizeof(struct bts_index_opts), .interval = 2 }), path);
 	free(path);
 }
 
@@ -204,11 +235,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (!dir)
 		return 0;
 	seed_empty(dir);
-	seed_full(dir, 1, BTS_FORMAT_RAW);
-	seed_full(dir, 6, BTS_FORMAT_RAW);
-	seed_full(dir, 24, BTS_FORMAT_RAW);
-	seed_full(dir, 1, BTS_FORMAT_COMPACT);
-	seed_full(dir, 6, BTS_FORMAT_COMPACT);
-	seed_full(dir, 24, BTS_FORMAT_COMPACT);
+	seed_full(dir, 1, BTS_FORMAT_RAW, false);
+	seed_full(dir, 6, BTS_FORMAT_RAW, false);
+	seed_full(dir, 24, BTS_FORMAT_RAW, false);
+	seed_full(dir, 1, BTS_FORMAT_COMPACT, false);
+	seed_full(dir, 6, BTS_FORMAT_COMPACT, false);
+	seed_full(dir, 24, BTS_FORMAT_COMPACT, false);
+	seed_full(dir, 24, BTS_FORMAT_RAW, true);
+	seed_full(dir, 24, BTS_FORMAT_COMPACT, true);
 	exit(0);
 }
