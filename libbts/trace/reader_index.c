@@ -93,11 +93,9 @@ static int read_points(struct bts_index *ix, const uint8_t *p, size_t plen,
 		if (le32toh(c.flags) > UINT16_MAX)
 			pt->flags = UINT16_MAX;
 		why = point_problem(ix, pt, th);
-		if (why) {
-			bts_fail(BTS_E_FORMAT, "offset %zu: index chunk: point %zu: %s",
-				 off, i, why);
-			return -BTS_E_FORMAT;
-		}
+		if (why)
+			return bts_fail(BTS_E_FORMAT, "offset %zu: index chunk: point %zu: %s",
+					off, i, why);
 		ix->npoints++;
 		ix->nsites += pt->nsites;
 	}
@@ -175,6 +173,8 @@ int bts_read_index_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
 		return ret;
 	}
 	th->index = ix;
+	/* Copied: the file's pages go back, as the records' do. */
+	bts_reader_drop(t, off, sizeof(struct bts_chunk_header) + plen);
 	return 0;
 }
 
