@@ -38,7 +38,10 @@
 #define ASYNC		true
 #define ANY		((size_t)-1)
 
-/* The value of "@key": in a JSON line, up to the next ',' or '}'. */
+/*
+ * The value of "@key" in the JSON line at @line (not past its end), up to
+ * the next ',' or '}'.
+ */
 static bool json_field(const char *line, const char *key, char *val,
 		       size_t size)
 {
@@ -47,7 +50,7 @@ static bool json_field(const char *line, const char *key, char *val,
 	size_t n;
 
 	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	at = strstr(line, pat);
+	at = memmem(line, strcspn(line, "\n"), pat, strlen(pat));
 	if (!at)
 		return false;
 	at += strlen(pat);
