@@ -4,8 +4,9 @@
  * ring fills or the session ends: a tracer killed with SIGKILL cannot
  * complete the file, and what it wrote before is all that is left
  * (readable with bts_trace_new_incomplete()).  A RING-mode thread keeps
- * its newest records until the end, as that mode promises, so only
- * BLOCK-mode rings are drained here.
+ * its newest records until the end, and a STOP-mode thread its oldest
+ * ring-full (a drain would make room for more), as those modes promise,
+ * so only BLOCK-mode rings are drained here.
  */
 #include <time.h>
 
@@ -35,7 +36,7 @@ void bts_session_sync_due(struct bts_session *s)
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct bts_thread *t = s->threads[i];
 
-		if (!t->shadow && t->ring.mode != PTBTS_MODE_RING)
+		if (!t->shadow && t->ring.mode == PTBTS_MODE_BLOCK)
 			bts_thread_drain(s, t);
 	}
 	bts_note_err(s, bts_writer_sync(s->w));
