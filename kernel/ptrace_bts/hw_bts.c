@@ -199,6 +199,14 @@ static void ptbts_hw_in(struct ptbts_hw *hw)
 	smp_mb();
 	if (READ_ONCE(hw->stopping)) {
 		WRITE_ONCE(hw->active, false);
+	} else if (current->flags & PF_EXITING) {
+		/*
+		 * No user code runs again, and the exit probe ends the
+		 * attachment (EXITED).  Past exit_mm() the check below would
+		 * take the missing mm for a lost link and write a final GAP
+		 * marker that no detach asked for.
+		 */
+		WRITE_ONCE(hw->active, false);
 	} else if (!ptbts_thread_linked(hw->t)) {
 		/* Every slice starts here: none starts past the ptrace link. */
 		WRITE_ONCE(hw->active, false);
