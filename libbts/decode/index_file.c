@@ -24,8 +24,8 @@ static uint64_t chunk_records(uint32_t type, const uint8_t *p, size_t len)
 	if ((type != BTS_CHUNK_RECORDS && type != BTS_CHUNK_RECORDS_COMPACT) ||
 	    len < sizeof(c))
 		return 0;
-	memcpy(&c, p, sizeof(c));
-	return le32toh(c.count);
+	bts_chunk_load(&c, p, sizeof(c), BTS_LAYOUT_RECORDS);
+	return c.count;
 }
 
 /* Every chunk but END and any INDEX chunk, as it is. */
@@ -40,9 +40,10 @@ static int copy_chunks(const struct bts_trace *t, struct bts_writer *w)
 		uint32_t type;
 		size_t len;
 
-		memcpy(&h, t->buf + off, sizeof(h));
-		type = le32toh(h.type);
-		len = le32toh(h.len);
+		bts_chunk_load(&h, t->buf + off, sizeof(h),
+			       BTS_LAYOUT_CHUNK_HEADER);
+		type = h.type;
+		len = h.len;
 		if (len > t->len - off - sizeof(h))
 			return bts_fail(BTS_E_IO, "the trace file changed while it was indexed");
 		if (BTS_CHUNK_TYPE(type) == BTS_CHUNK_END)
@@ -135,10 +136,10 @@ static int header_size(const struct bts_trace *t)
 {
 	struct bts_file_header h;
 
-	memcpy(&h, t->buf, sizeof(h));
-	if (le32toh(h.header_size) != sizeof(h))
+	bts_chunk_load(&h, t->buf, sizeof(h), BTS_LAYOUT_FILE_HEADER);
+	if (h.header_size != sizeof(h))
 		return bts_fail(BTS_E_VERSION, "a header of %u bytes: written by a newer libbts, not indexed by this one",
-				le32toh(h.header_size));
+				h.header_size);
 	return 0;
 }
 

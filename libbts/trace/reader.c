@@ -5,7 +5,6 @@
  * (reader_chunks.c), which checks its fields and builds the model
  * (reader.h).  Any byte sequence gives either a trace or one clear error.
  */
-#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -28,9 +27,7 @@ static int rd_header(const uint8_t *buf, size_t len)
 	if (len < sizeof(h))
 		return bts_fail(BTS_E_TRUNCATED, "truncated: the file ends inside its header "
 				TRUNCATED_WHY);
-	memcpy(&h, buf, sizeof(h));
-	h.version = le32toh(h.version);
-	h.header_size = le32toh(h.header_size);
+	bts_chunk_load(&h, buf, sizeof(h), BTS_LAYOUT_FILE_HEADER);
 	if (h.version != BTS_FILE_VERSION)
 		return bts_fail(BTS_E_VERSION,
 				"trace file version %u; this libbts reads version %u",
@@ -55,9 +52,9 @@ static bool ends_whole(const struct bts_trace *t, size_t from)
 
 	if (t->len < from + tail)
 		return false;
-	memcpy(&h, t->buf + t->len - tail, sizeof(h));
-	return le32toh(h.type) == BTS_CHUNK_END &&
-	       le32toh(h.len) == sizeof(struct bts_chunk_end);
+	bts_chunk_load(&h, t->buf + t->len - tail, sizeof(h),
+		       BTS_LAYOUT_CHUNK_HEADER);
+	return h.type == BTS_CHUNK_END && h.len == sizeof(struct bts_chunk_end);
 }
 
 static int rd_all(struct bts_trace *t)
@@ -71,9 +68,9 @@ static int rd_all(struct bts_trace *t)
 	for (off = err; off < t->len; off = end + bts_file_pad(end)) {
 		if (t->len - off < sizeof(h))
 			break;
-		memcpy(&h, t->buf + off, sizeof(h));
-		h.type = le32toh(h.type);
-		plen = le32toh(h.len);
+		bts_chunk_load(&h, t->buf + off, sizeof(h),
+			       BTS_LAYOUT_CHUNK_HEADER);
+		plen = h.len;
 		end = off + sizeof(h) + plen;
 		if (end > t->len || bts_file_pad(end) > t->len - end)
 			break;

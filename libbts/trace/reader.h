@@ -127,16 +127,6 @@ trace_process_space(const struct trace_process *p)
 /* -BTS_E_FORMAT, saying what is wrong at byte @off of the file. */
 int bts_reader_bad(size_t off, const char *what);
 
-/* A chunk part of fixed @size into @c: false when @plen is not its size. */
-static inline bool bts_reader_take(void *c, size_t size, const uint8_t *p,
-				   size_t plen)
-{
-	if (plen != size)
-		return false;
-	memcpy(c, p, size);
-	return true;
-}
-
 /*
  * Room for one more element of @size bytes in the doubling array *@arrp
  * of @n elements and capacity *@cap: 0, or -BTS_E_NOMEM.

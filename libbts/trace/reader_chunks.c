@@ -6,7 +6,6 @@
  * Compact records, crashes and PEBS samples have their own files
  * (reader_compact.c, reader_crash.c, reader_pebs.c).
  */
-#include <endian.h>
 
 #include "trace/reader.h"
 
@@ -20,17 +19,15 @@ static int rd_session(struct bts_trace *t, const uint8_t *p, size_t off)
 {
 	struct bts_chunk_session c;
 
-	memcpy(&c, p, sizeof(c));	/* its size: readers[] */
+	bts_chunk_load(&c, p, sizeof(c), BTS_LAYOUT_SESSION); /* size: readers[] */
 	if (t->session)
 		return bts_reader_bad(off, "a second session chunk");
-	c.source = le32toh(c.source);
-	c.mode = le32toh(c.mode);
 	if (c.source >= PTBTS_SOURCE_MAX || c.mode > PTBTS_MODE_BLOCK)
 		return bts_reader_bad(off, "session chunk names an unknown source or mode");
 	t->session = true;
 	t->info.source = c.source;
 	t->info.mode = c.mode;
-	t->info.buffer_size = le64toh(c.buffer_size);
+	t->info.buffer_size = c.buffer_size;
 	return 0;
 }
 
@@ -42,10 +39,7 @@ static int rd_process(struct bts_trace *t, const uint8_t *p, size_t plen,
 
 	if (plen < sizeof(c) + 1)
 		return bts_reader_bad(off, "process chunk is too short");
-	memcpy(&c, p, sizeof(c));
-	c.pid = le32toh(c.pid);
-	c.ppid = le32toh(c.ppid);
-	c.exe_len = le32toh(c.exe_len);
+	bts_chunk_load(&c, p, sizeof(c), BTS_LAYOUT_PROCESS);
 	if (c.exe_len != plen - sizeof(c) - 1)
 		return bts_reader_bad(off, "process chunk: the path length does not match the chunk");
 	if (c.reserved || c.pid <= 0 || c.ppid < 0)
@@ -65,9 +59,7 @@ static int rd_thread(struct bts_trace *t, const uint8_t *p, size_t off)
 	struct bts_chunk_thread c;
 	struct trace_process *proc;
 
-	memcpy(&c, p, sizeof(c));	/* its size: readers[] */
-	c.pid = le32toh(c.pid);
-	c.tid = le32toh(c.tid);
+	bts_chunk_load(&c, p, sizeof(c), BTS_LAYOUT_THREAD); /* size: readers[] */
 	proc = bts_reader_process(t, c.pid);
 	if (!proc)
 		return bts_reader_bad(off, "thread of a process that has not appeared");
@@ -85,17 +77,15 @@ static int rd_map(struct bts_trace *t, const uint8_t *p, size_t plen,
 
 	if (plen < sizeof(c) + 1)
 		return bts_reader_bad(off, "map chunk is too short");
-	memcpy(&c, p, sizeof(c));
-	c.build_id_len = le32toh(c.build_id_len);
-	c.path_len = le32toh(c.path_len);
+	bts_chunk_load(&c, p, sizeof(c), BTS_LAYOUT_MAP);
 	/* 64-bit sums: the two lengths cannot wrap. */
 	if ((uint64_t)sizeof(c) + c.build_id_len + c.path_len + 1 != plen)
 		return bts_reader_bad(off, "map chunk: the build-id and path lengths do not match the chunk");
 	m = (struct bts_map){
-		.start = le64toh(c.start),
-		.end = le64toh(c.end),
-		.offset = le64toh(c.offset),
-		.prot = le32toh(c.prot),
+		.start = c.start,
+		.end = c.end,
+		.offset = c.offset,
+		.prot = c.prot,
 		.build_id_len = c.build_id_len,
 		.path = (char *)p + sizeof(c) + c.build_id_len,
 	};
@@ -103,7 +93,7 @@ static int rd_map(struct bts_trace *t, const uint8_t *p, size_t plen,
 		return bts_reader_bad(off, "map chunk: bad range, protection or build-id length");
 	if (!good_string((const uint8_t *)m.path, c.path_len))
 		return bts_reader_bad(off, "map chunk: malformed path");
-	proc = bts_reader_process(t, (int32_t)le32toh(c.pid));
+	proc = bts_reader_process(t, c.pid);
 	if (!proc)
 		return bts_reader_bad(off, "map of a process that has not appeared");
 	memcpy(m.build_id, p + sizeof(c), c.build_id_len);
@@ -122,14 +112,12 @@ static int rd_code(struct bts_trace *t, const uint8_t *p, size_t plen,
 
 	if (plen <= sizeof(c))
 		return bts_reader_bad(off, "code chunk is too short");
-	memcpy(&c, p, sizeof(c));
-	c.length = le32toh(c.length);
-	c.address = le64toh(c.address);
+	bts_chunk_load(&c, p, sizeof(c), BTS_LAYOUT_CODE);
 	if (c.length != plen - sizeof(c))
 		return bts_reader_bad(off, "code chunk: the length does not match the chunk");
 	if (c.address + c.length < c.address)
 		return bts_reader_bad(off, "code chunk: the range wraps around");
-	proc = bts_reader_process(t, (int32_t)le32toh(c.pid));
+	proc = bts_reader_process(t, c.pid);
 	if (!proc)
 		return bts_reader_bad(off, "code of a process that has not appeared");
 	code = (struct bts_code){ c.address, c.length, NULL };
@@ -149,13 +137,11 @@ static int rd_records(struct bts_trace *t, const uint8_t *p, size_t plen,
 
 	if (plen < sizeof(c))
 		return bts_reader_bad(off, "records chunk is too short");
-	memcpy(&c, p, sizeof(c));
-	c.count = le32toh(c.count);
+	bts_chunk_load(&c, p, sizeof(c), BTS_LAYOUT_RECORDS);
 	if ((plen - sizeof(c)) / sizeof(struct ptbts_record) != c.count ||
 	    (plen - sizeof(c)) % sizeof(struct ptbts_record) || c.reserved)
 		return bts_reader_bad(off, "records chunk: the count does not match the chunk");
-	th = bts_reader_thread_of(t, (int32_t)le32toh(c.pid),
-				  (int32_t)le32toh(c.tid));
+	th = bts_reader_thread_of(t, c.pid, c.tid);
 	if (!th)
 		return bts_reader_bad(off, "records of a thread that has not appeared");
 	for (uint32_t i = 0; i < c.count; i++) {
@@ -164,9 +150,7 @@ static int rd_records(struct bts_trace *t, const uint8_t *p, size_t plen,
 		const char *why;
 		int kind;
 
-		memcpy(&r, t->buf + at, sizeof(r));
-		r.from = le64toh(r.from);
-		r.flags = le64toh(r.flags);
+		bts_chunk_load(&r, t->buf + at, sizeof(r), BTS_LAYOUT_RECORD);
 		why = bts_record_problem(&r, &kind);
 		if (why)
 			return bts_fail(BTS_E_FORMAT, "offset %zu: record flags 0x%llx: %s",
@@ -202,10 +186,7 @@ static int rd_exit(struct bts_trace *t, const uint8_t *p, size_t off)
 	struct bts_chunk_exit c;
 	struct trace_process *proc;
 
-	memcpy(&c, p, sizeof(c));	/* its size: readers[] */
-	c.pid = le32toh(c.pid);
-	c.tid = le32toh(c.tid);
-	c.status = le32toh(c.status);
+	bts_chunk_load(&c, p, sizeof(c), BTS_LAYOUT_EXIT); /* size: readers[] */
 	if (c.reserved || c.tid < 0)
 		return bts_reader_bad(off, "exit chunk: bad thread or reserved field");
 	if (c.tid)
@@ -224,12 +205,12 @@ static int rd_end(struct bts_trace *t, const uint8_t *p, size_t off)
 {
 	struct bts_chunk_end c;
 
-	memcpy(&c, p, sizeof(c));	/* its size: readers[] */
-	if (le64toh(c.chunks) != t->chunks || le64toh(c.records) != t->records)
+	bts_chunk_load(&c, p, sizeof(c), BTS_LAYOUT_END); /* size: readers[] */
+	if (c.chunks != t->chunks || c.records != t->records)
 		return bts_fail(BTS_E_FORMAT,
 				"offset %zu: the end chunk counts %llu chunks and %llu records, the file holds %llu and %llu",
-				off, (unsigned long long)le64toh(c.chunks),
-				(unsigned long long)le64toh(c.records),
+				off, (unsigned long long)c.chunks,
+				(unsigned long long)c.records,
 				(unsigned long long)t->chunks,
 				(unsigned long long)t->records);
 	return 0;
@@ -245,18 +226,16 @@ static int rd_exec(struct bts_trace *t, const uint8_t *p, size_t plen,
 
 	if (plen < sizeof(c) + 1)
 		return bts_reader_bad(off, "exec chunk is too short");
-	memcpy(&c, p, sizeof(c));
-	c.exe_len = le32toh(c.exe_len);
+	bts_chunk_load(&c, p, sizeof(c), BTS_LAYOUT_EXEC);
 	if (c.exe_len != plen - sizeof(c) - 1 || c.reserved)
 		return bts_reader_bad(off, "exec chunk: the path length does not match the chunk");
 	if (!good_string(p + sizeof(c), c.exe_len))
 		return bts_reader_bad(off, "exec chunk: malformed path");
-	proc = bts_reader_process(t, (int32_t)le32toh(c.pid));
-	if (!proc || (int32_t)le32toh(c.tid) <= 0)
+	proc = bts_reader_process(t, c.pid);
+	if (!proc || c.tid <= 0)
 		return bts_reader_bad(off, "exec of a process that has not appeared");
 	exe = bts_reader_keep(t, p + sizeof(c), c.exe_len + 1);
-	if (!exe || bts_reader_add_image(proc, exe, (int32_t)le32toh(c.tid),
-					 le64toh(c.entry)))
+	if (!exe || bts_reader_add_image(proc, exe, c.tid, c.entry))
 		return bts_fail(BTS_E_NOMEM, "trace index");
 	return 0;
 }
@@ -266,9 +245,8 @@ static int rd_abi(struct bts_trace *t, const uint8_t *p, size_t off)
 	struct trace_process *proc;
 	struct bts_chunk_abi c;
 
-	memcpy(&c, p, sizeof(c));	/* its size: readers[] */
-	c.bits = le32toh(c.bits);
-	proc = bts_reader_process(t, (int32_t)le32toh(c.pid));
+	bts_chunk_load(&c, p, sizeof(c), BTS_LAYOUT_ABI); /* size: readers[] */
+	proc = bts_reader_process(t, c.pid);
 	if (!proc)
 		return bts_reader_bad(off, "abi of a process that has not appeared");
 	if (c.bits != 32 && c.bits != 64)
@@ -284,14 +262,13 @@ static int rd_start(struct bts_trace *t, const uint8_t *p, size_t off)
 	struct bts_chunk_start c;
 	struct trace_thread *th;
 
-	memcpy(&c, p, sizeof(c));	/* its size: readers[] */
-	th = bts_reader_thread_of(t, (int32_t)le32toh(c.pid),
-				  (int32_t)le32toh(c.tid));
+	bts_chunk_load(&c, p, sizeof(c), BTS_LAYOUT_START); /* size: readers[] */
+	th = bts_reader_thread_of(t, c.pid, c.tid);
 	if (!th)
 		return bts_reader_bad(off, "start of a thread that has not appeared");
 	if (!c.pc || th->info.nrecords)
 		return bts_reader_bad(off, "start chunk: pc 0 or after the thread's records");
-	th->info.start = le64toh(c.pc);
+	th->info.start = c.pc;
 	return 0;
 }
 

@@ -6,7 +6,6 @@
  * into a small cache, so memory never grows with the trace.  The model
  * keeps each chunk's place, which gives random access (bts_rec_iter_seek).
  */
-#include <endian.h>
 #include <stdlib.h>
 
 #include "trace/codec.h"
@@ -87,12 +86,7 @@ static const char *compact_header(const uint8_t *p, size_t plen,
 {
 	if (plen <= sizeof(*h))
 		return "compact records chunk is too short";
-	memcpy(h, p, sizeof(*h));
-	h->pid = le32toh(h->pid);
-	h->tid = le32toh(h->tid);
-	h->count = le32toh(h->count);
-	h->raw_len = le32toh(h->raw_len);
-	h->codec = le32toh(h->codec);
+	bts_chunk_load(h, p, sizeof(*h), BTS_LAYOUT_RECORDS_COMPACT);
 	if (h->codec != BTS_CODEC_DELTA_ZSTD || h->reserved)
 		return "compact records chunk: unknown codec or reserved field";
 	if (!h->count || h->count > BTS_RECORDS_PER_CHUNK || !h->raw_len ||

@@ -38,12 +38,11 @@ static int rd_signal(struct trace_process *proc, const uint8_t *p,
 	struct bts_chunk_crash_signal c;
 	struct trace_crash *cr;
 
-	if (!bts_reader_take(&c, sizeof(c), p, plen))
+	if (plen != sizeof(c))
 		return bts_reader_bad(off, "crash chunk: the signal part has the wrong size");
 	if (proc->crash)
 		return bts_reader_bad(off, "crash chunk: a second crash of one process");
-	c.tid = le32toh(c.tid);
-	c.signo = le32toh(c.signo);
+	bts_chunk_load(&c, p, sizeof(c), BTS_LAYOUT_CRASH_SIGNAL);
 	if (c.tid <= 0 || c.signo <= 0 || c.signo > 64)
 		return bts_reader_bad(off, "crash chunk: bad thread or signal number");
 	cr = calloc(1, sizeof(*cr));
@@ -53,11 +52,11 @@ static int rd_signal(struct trace_process *proc, const uint8_t *p,
 		.pid = proc->info.pid,
 		.tid = c.tid,
 		.signo = c.signo,
-		.code = (int32_t)le32toh(c.code),
-		.si_errno = (int32_t)le32toh(c.si_errno),
-		.addr = le64toh(c.addr),
-		.sender_pid = (int32_t)le32toh(c.sender_pid),
-		.sender_uid = le32toh(c.sender_uid),
+		.code = c.code,
+		.si_errno = c.si_errno,
+		.addr = c.addr,
+		.sender_pid = c.sender_pid,
+		.sender_uid = c.sender_uid,
 	};
 	memcpy(cr->info.siginfo, c.siginfo, sizeof(c.siginfo));
 	proc->crash = cr;
@@ -73,11 +72,8 @@ static int rd_frames(struct bts_crash_thread *th, const uint8_t *p,
 	if (!frames)
 		return bts_fail(BTS_E_NOMEM, "trace index");
 	for (uint32_t i = 0; i < n; i++) {
-		memcpy(&frames[i], p + (size_t)i * sizeof(*frames), sizeof(*frames));
-		frames[i].pc = le64toh(frames[i].pc);
-		frames[i].sp = le64toh(frames[i].sp);
-		frames[i].cfa = le64toh(frames[i].cfa);
-		frames[i].flags = le32toh(frames[i].flags);
+		bts_chunk_load(&frames[i], p + (size_t)i * sizeof(*frames),
+			       sizeof(*frames), BTS_LAYOUT_FRAME);
 		if ((frames[i].flags & ~BTS_FRAME_SIGNAL) || frames[i].reserved) {
 			free(frames);
 			return bts_reader_bad(off, "crash chunk: a frame has unknown flags");
@@ -110,11 +106,7 @@ static int rd_thread(struct bts_trace *t, struct trace_process *proc,
 		return bts_reader_bad(off, "crash chunk: a thread part before the signal part");
 	if (plen < sizeof(c) + 1)
 		return bts_reader_bad(off, "crash chunk: the thread part is too short");
-	memcpy(&c, p, sizeof(c));
-	c.tid = le32toh(c.tid);
-	c.flags = le32toh(c.flags);
-	c.nframes = le32toh(c.nframes);
-	c.err_len = le32toh(c.err_len);
+	bts_chunk_load(&c, p, sizeof(c), BTS_LAYOUT_CRASH_THREAD);
 	need = (uint64_t)sizeof(c) + (uint64_t)c.nframes * sizeof(struct bts_frame) +
 	       c.err_len + 1;
 	if (need != plen)
@@ -156,9 +148,7 @@ int bts_read_crash_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
 
 	if (plen < sizeof(c))
 		return bts_reader_bad(off, "crash chunk is too short");
-	memcpy(&c, p, sizeof(c));
-	c.pid = le32toh(c.pid);
-	c.part = le32toh(c.part);
+	bts_chunk_load(&c, p, sizeof(c), BTS_LAYOUT_CRASH);
 	proc = bts_reader_process(t, c.pid);
 	if (!proc)
 		return bts_reader_bad(off, "crash of a process that has not appeared");

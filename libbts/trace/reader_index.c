@@ -81,16 +81,15 @@ static int read_points(struct bts_index *ix, const uint8_t *p, size_t plen,
 		struct index_point *pt = &ix->points[i];
 		const char *why;
 
-		memcpy(&c, p + at, sizeof(c));
+		bts_chunk_load(&c, p + at, sizeof(c), BTS_LAYOUT_INDEX_POINT);
 		at += sizeof(c);
 		*pt = (struct index_point){
-			.record = le64toh(c.record), .entry = le64toh(c.entry),
-			.prev_to = le64toh(c.prev_to),
-			.depth = (int64_t)le64toh(c.depth),
-			.flags = (uint16_t)le32toh(c.flags),
-			.nsites = le32toh(c.nsites), .site = ix->nsites,
+			.record = c.record, .entry = c.entry,
+			.prev_to = c.prev_to, .depth = c.depth,
+			.flags = (uint16_t)c.flags,
+			.nsites = c.nsites, .site = ix->nsites,
 		};
-		if (le32toh(c.flags) > UINT16_MAX)
+		if (c.flags > UINT16_MAX)
 			pt->flags = UINT16_MAX;
 		why = point_problem(ix, pt, th);
 		if (why)
@@ -142,14 +141,7 @@ int bts_read_index_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
 
 	if (plen < sizeof(c))
 		return bts_reader_bad(off, "index chunk is too short");
-	memcpy(&c, p, sizeof(c));
-	c.pid = le32toh(c.pid);
-	c.tid = le32toh(c.tid);
-	c.npoints = le32toh(c.npoints);
-	c.stack_max = le32toh(c.stack_max);
-	c.interval = le64toh(c.interval);
-	c.records = le64toh(c.records);
-	c.entries = le64toh(c.entries);
+	bts_chunk_load(&c, p, sizeof(c), BTS_LAYOUT_INDEX);
 	th = bts_reader_thread(t, c.tid);
 	why = head_problem(&c, plen, th);
 	if (why)

@@ -5,7 +5,6 @@
  * to its declared size makes the file damaged, and the samples are the
  * model's own copies (bts_trace_pebs()), safe from a file that changes.
  */
-#include <endian.h>
 
 #include "trace/reader.h"
 
@@ -17,15 +16,7 @@ static int pebs_header(const uint8_t *p, size_t plen, size_t off,
 
 	if (plen < sizeof(*c))
 		return bts_reader_bad(off, "pebs chunk is too short");
-	memcpy(c, p, sizeof(*c));
-	c->pid = (int32_t)le32toh(c->pid);
-	c->tid = (int32_t)le32toh(c->tid);
-	c->format = le32toh(c->format);
-	c->record_size = le32toh(c->record_size);
-	c->count = le32toh(c->count);
-	c->event = le64toh(c->event);
-	c->period = le64toh(c->period);
-	c->lost = le64toh(c->lost);
+	bts_chunk_load(c, p, sizeof(*c), BTS_LAYOUT_PEBS);
 	if (c->reserved || c->count > BTS_PEBS_PER_CHUNK ||
 	    (!c->count && !c->lost) || !c->record_size ||
 	    c->record_size > BTS_PEBS_RECORD_MAX || c->record_size % 8)

@@ -3,7 +3,6 @@
  * Reading a thread's records: its batches in order, raw ones from the
  * file's bytes, compact ones through reader_compact.c's cache.
  */
-#include <endian.h>
 #include <stdlib.h>
 
 #include "trace/reader.h"
@@ -73,11 +72,9 @@ int bts_rec_iter_next(struct bts_rec_iter *it, struct ptbts_record *rec)
 				return err;
 			}
 			/* memcpy: a buffer given to open_mem may be unaligned. */
-			memcpy(rec, it->trace->buf + b->off + it->index * sizeof(*rec),
-			       sizeof(*rec));
-			rec->from = le64toh(rec->from);
-			rec->to = le64toh(rec->to);
-			rec->flags = le64toh(rec->flags);
+			bts_chunk_load(rec, it->trace->buf + b->off +
+				       it->index * sizeof(*rec),
+				       sizeof(*rec), BTS_LAYOUT_RECORD);
 			it->index++;
 			return 1;
 		}

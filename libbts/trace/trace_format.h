@@ -25,6 +25,7 @@
 #define BTS_TRACE_FORMAT_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -41,11 +42,13 @@ struct bts_file_header {
 	uint32_t version;
 	uint32_t header_size;	/* bytes, a multiple of 8, >= 16 */
 };
+#define BTS_LAYOUT_FILE_HEADER	"xx44"
 
 struct bts_chunk_header {
 	uint32_t type;		/* enum bts_chunk_type | BTS_CHUNK_OPTIONAL */
 	uint32_t len;		/* payload bytes, padding excluded */
 };
+#define BTS_LAYOUT_CHUNK_HEADER	"44"
 
 #define BTS_CHUNK_OPTIONAL	(1u << 31)
 #define BTS_CHUNK_TYPE(type)	((type) & ~BTS_CHUNK_OPTIONAL)
@@ -89,6 +92,7 @@ struct bts_chunk_session {
 	uint32_t mode;		/* enum ptbts_mode */
 	uint64_t buffer_size;	/* bytes per thread */
 };
+#define BTS_LAYOUT_SESSION	"448"
 
 /* Followed by exe_len bytes of path and a NUL. */
 struct bts_chunk_process {
@@ -97,11 +101,13 @@ struct bts_chunk_process {
 	uint32_t exe_len;
 	uint32_t reserved;
 };
+#define BTS_LAYOUT_PROCESS	"4444"
 
 struct bts_chunk_thread {
 	int32_t pid;
 	int32_t tid;
 };
+#define BTS_LAYOUT_THREAD	"44"
 
 /*
  * START: the pc a thread was at when recording began (a spawned program's
@@ -115,6 +121,7 @@ struct bts_chunk_start {
 	int32_t tid;
 	uint64_t pc;		/* != 0 */
 };
+#define BTS_LAYOUT_START	"448"
 
 /* Followed by build_id_len bytes of build-id, path_len bytes of path, NUL. */
 struct bts_chunk_map {
@@ -126,6 +133,7 @@ struct bts_chunk_map {
 	uint32_t build_id_len;	/* <= BTS_BUILD_ID_MAX */
 	uint32_t path_len;
 };
+#define BTS_LAYOUT_MAP	"4488844"
 
 /* Followed by count struct ptbts_record, oldest first. */
 struct bts_chunk_records {
@@ -134,6 +142,7 @@ struct bts_chunk_records {
 	uint32_t count;
 	uint32_t reserved;
 };
+#define BTS_LAYOUT_RECORDS	"4444"
 
 /*
  * @tid 0: the process @pid ended, @status is its waitpid() status.
@@ -149,6 +158,7 @@ struct bts_chunk_exit {
 	int32_t status;
 	uint32_t reserved;
 };
+#define BTS_LAYOUT_EXIT	"4444"
 
 /*
  * Followed by @length bytes: a copy of the process's memory at @address,
@@ -161,6 +171,7 @@ struct bts_chunk_code {
 	uint32_t length;	/* > 0, the rest of the chunk */
 	uint64_t address;	/* address + length does not wrap */
 };
+#define BTS_LAYOUT_CODE	"448"
 
 /*
  * EXEC and CRASH are written with BTS_CHUNK_OPTIONAL: a reader
@@ -177,6 +188,7 @@ struct bts_chunk_exec {
 	uint32_t exe_len;
 	uint32_t reserved;
 };
+#define BTS_LAYOUT_EXEC	"44844"
 
 /*
  * CRASH: one chunk per part, told by @part.  BTS_CRASH_SIGNAL (exactly one
@@ -189,6 +201,7 @@ struct bts_chunk_crash {
 	int32_t pid;
 	uint32_t part;
 };
+#define BTS_LAYOUT_CRASH	"44"
 
 enum { BTS_CRASH_SIGNAL = 1, BTS_CRASH_THREAD = 2 };
 
@@ -202,6 +215,7 @@ struct bts_chunk_crash_signal {
 	uint64_t addr;
 	uint8_t siginfo[128];
 };
+#define BTS_LAYOUT_CRASH_SIGNAL	"4444448"
 
 /* Flags of a thread part. */
 #define BTS_CRASH_CRASHED	1u	/* the thread the signal hit */
@@ -214,12 +228,14 @@ struct bts_chunk_crash_thread {
 	uint32_t err_len;
 	uint64_t regs[27];	/* struct bts_regs */
 };
+#define BTS_LAYOUT_CRASH_THREAD	"4444"
 
 /* Totals a reader checks: a file cut and re-joined does not pass. */
 struct bts_chunk_end {
 	uint64_t chunks;	/* chunks before this one */
 	uint64_t records;	/* records in all RECORDS chunks */
 };
+#define BTS_LAYOUT_END	"88"
 
 /* The writer splits larger batches; readers accept any count that fits. */
 #define BTS_RECORDS_PER_CHUNK	16384
@@ -239,6 +255,7 @@ struct bts_chunk_records_compact {
 	uint32_t codec;		/* BTS_CODEC_DELTA_ZSTD */
 	uint32_t reserved;
 };
+#define BTS_LAYOUT_RECORDS_COMPACT	"444444"
 
 #define BTS_CODEC_DELTA_ZSTD	1
 
@@ -262,6 +279,7 @@ struct bts_chunk_pebs {
 	uint64_t period;	/* 1..PTBTS_PEBS_PERIOD_MAX */
 	uint64_t lost;		/* count + lost > 0 */
 };
+#define BTS_LAYOUT_PEBS	"444444888"
 
 #define BTS_PEBS_PER_CHUNK	4096
 /* Adaptive PEBS with every group and 32 LBR entries. */
@@ -284,6 +302,7 @@ struct bts_chunk_index {
 	uint64_t records;	/* the thread's records */
 	uint64_t entries;	/* the entries of its history */
 };
+#define BTS_LAYOUT_INDEX	"4444888"
 
 /* The decoder's state after @record records, as decode.c keeps it. */
 struct bts_chunk_index_point {
@@ -294,6 +313,7 @@ struct bts_chunk_index_point {
 	uint32_t flags;		/* BTS_IF_RESYNC | BTS_IF_SIGNAL: the next entry's */
 	uint32_t nsites;	/* <= stack_max */
 };
+#define BTS_LAYOUT_INDEX_POINT	"888844"
 
 #define BTS_INDEX_STACK_MAX	4096
 /* A chunk's length is 32 bits: a bound that keeps the points inside it. */
@@ -326,6 +346,33 @@ static inline size_t bts_file_pad(size_t len)
  */
 const char *bts_record_problem(const struct ptbts_record *rec, int *kind);
 
+/* Layouts (below) of structs defined elsewhere, as the file holds them. */
+#define BTS_LAYOUT_RECORD	"888"	/* struct ptbts_record */
+#define BTS_LAYOUT_FRAME	"88844"	/* struct bts_frame, a crash's stack */
+
+/*
+ * Converts the leading fields of a chunk's fixed part at @c from the
+ * file's order to the host's, as @layout names them, one character a
+ * field: '4' a 32-bit integer, '8' a 64-bit one, 'x' four bytes kept as
+ * they are.  Bytes past the layout (arrays: siginfo, registers) stay raw.
+ */
+void bts_chunk_to_host(void *c, const char *layout);
+
+/*
+ * @size bytes of a chunk's fixed part from @src (any alignment), in host
+ * order.  Inline, a plain copy on little-endian hosts: the readers load
+ * every record through it.
+ */
+static inline void bts_chunk_load(void *dst, const void *src, size_t size,
+				  const char *layout)
+{
+	memcpy(dst, src, size);
+	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+		bts_chunk_to_host(dst, layout);
+}
+/* The bytes @layout covers, so that a test can hold it to its struct. */
+size_t bts_chunk_layout_size(const char *layout);
+
 /*
  * ABI: the image of @pid, as of its PROCESS or latest EXEC
  * chunk, is @bits-bit code (32: i386, decoded in 32-bit mode; 64).  A
@@ -335,5 +382,6 @@ struct bts_chunk_abi {
 	int32_t pid;
 	uint32_t bits;		/* 32 or 64 */
 };
+#define BTS_LAYOUT_ABI	"44"
 
 #endif /* BTS_TRACE_FORMAT_H */

@@ -135,6 +135,19 @@ void bts_kmod_pebs_drain(struct bts_session *s, struct bts_thread *t,
 	.wait = bts_kmod_wait
 
 /*
+ * A source of the CPU's own records (kmod-bts, kmod-pebs): no debugger,
+ * no breakpoints; only how it is picked and opened is its own.
+ */
+#define KMOD_HW_SOURCE(source_id, pick_fn, open_fn)	\
+	{						\
+		.id = (source_id),			\
+		.caps = BTS_SRC_ABI32 | BTS_SRC_NOBP,	\
+		.pick = (pick_fn),			\
+		.open = (open_fn),			\
+		KMOD_OPS,				\
+	}
+
+/*
  * waitpid(-1, status, __WALL) for a kmod session: while no report is
  * there, BLOCK-mode records are taken as the module says they are ready
  * (../producer/ready_wait.c).  Returns the tid, or -1 with errno (EINTR:

@@ -182,10 +182,5 @@ static int kmod_pebs_open(struct bts_session *s)
  * Recorded only when asked for by name; no debugger, as for kmod-bts
  * (kmod_source.c).
  */
-const struct bts_source_ops bts_kmod_pebs_ops = {
-	.id = PTBTS_SOURCE_KMOD_PEBS,
-	.caps = BTS_SRC_ABI32 | BTS_SRC_NOBP,
-	.pick = kmod_pebs_pick,
-	.open = kmod_pebs_open,
-	KMOD_OPS,
-};
+const struct bts_source_ops bts_kmod_pebs_ops =
+	KMOD_HW_SOURCE(PTBTS_SOURCE_KMOD_PEBS, kmod_pebs_pick, kmod_pebs_open);

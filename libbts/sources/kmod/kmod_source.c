@@ -441,10 +441,5 @@ const struct bts_source_ops bts_kmod_step_ops = {
  * too (write_user_recs() drops them here), and sets the trap flag at
  * every register write, kmod-step's way of recording.
  */
-const struct bts_source_ops bts_kmod_bts_ops = {
-	.id = PTBTS_SOURCE_KMOD_BTS,
-	.caps = BTS_SRC_ABI32 | BTS_SRC_NOBP,
-	.pick = kmod_bts_pick,
-	.open = bts_kmod_open,
-	KMOD_OPS,
-};
+const struct bts_source_ops bts_kmod_bts_ops =
+	KMOD_HW_SOURCE(PTBTS_SOURCE_KMOD_BTS, kmod_bts_pick, bts_kmod_open);
