@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "seq_flow.h"
+#include "trace_kinds.h"
 
 /* From the call in main that enters seq_run to the return into main. */
 const struct raw_pair seq_run_records[] = {
@@ -120,36 +121,6 @@ void free_flow(struct flow *f)
 	free(f->btr);
 }
 
-/* Kinds come from the trace file itself: --raw does not print them. */
-static void expect_kinds(const char *btr, size_t ti, size_t start)
-{
-	struct ptbts_record rec;
-	struct bts_rec_iter *it = NULL;
-	struct bts_trace *t;
-	size_t b = 0;		/* index among non-marker records, as in --raw */
-
-	ASSERT_EQ(bts_trace_new(btr, &t), 0);
-	ASSERT_LT(ti, bts_trace_nthreads(t));
-	ASSERT_EQ(bts_rec_iter_new(t, ti, &it), 0);
-	while (b < start + NSEQ && bts_rec_iter_next(it, &rec) > 0) {
-		int kind = bts_record_kind(&rec), want;
-
-		if (!rec.from)
-			continue;
-		if (b++ < start)
-			continue;
-		want = seq_run_kind(b - 1 - start);
-		if (kind != want)
-			harness_fail(__FILE__, __LINE__,
-				     "record %zu of seq_run: kind %s, expected %s",
-				     b - 1 - start, bts_kind_name(kind),
-				     bts_kind_name(want));
-	}
-	EXPECT_EQ(b, start + NSEQ);
-	bts_rec_iter_free(it);
-	bts_trace_free(t);
-}
-
 void expect_seq_run(const struct flow *f)
 {
 	size_t n = seq_run_nrecords;
@@ -158,5 +129,7 @@ void expect_seq_run(const struct flow *f)
 		       f->t->n - f->start < n ? f->t->n - f->start : n,
 		       seq_run_records, n);
 	raw_expect_no_marker(f->t, f->start, f->start + n - 1);
-	expect_kinds(f->btr, f->ti, f->start);
+	expect_trace_kinds(f->btr, &(struct trace_kinds){
+		.what = "seq_run", .thread = f->ti, .start = f->start,
+		.n = NSEQ, .kind = seq_run_kind });
 }

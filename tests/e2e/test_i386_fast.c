@@ -23,6 +23,7 @@
 #include "core_dump.h"
 #include "harness.h"
 #include "raw_dump.h"
+#include "trace_kinds.h"
 
 static const struct raw_pair forms_records[] = {
 	{ "call_sig1", "sigaction" },
@@ -112,32 +113,6 @@ static void free_run(struct run *r)
 	free(r->btr);
 }
 
-static void expect_forms_kinds(const char *btr)
-{
-	struct ptbts_record rec;
-	struct bts_rec_iter *it = NULL;
-	struct bts_trace *t;
-	size_t b = 0;
-
-	ASSERT_EQ(bts_trace_new(btr, &t), 0);
-	EXPECT_EQ(bts_trace_process_bits(t, bts_trace_process(t, 0)->pid), 32);
-	ASSERT_EQ(bts_rec_iter_new(t, 0, &it), 0);
-	while (bts_rec_iter_next(it, &rec) > 0) {
-		int kind = bts_record_kind(&rec), want;
-
-		if (!rec.from)
-			continue;
-		want = forms_kind(b);
-		if (kind != want)
-			harness_fail(__FILE__, __LINE__, "record %zu: kind %s, expected %s",
-				     b, bts_kind_name(kind), bts_kind_name(want));
-		b++;
-	}
-	EXPECT_EQ(b, NFORMS);
-	bts_trace_free(t);
-	bts_rec_iter_free(it);
-}
-
 /* i386-forms in @mode: every record of the run, and the site's byte. */
 static void expect_forms(const char *mode, uint64_t site_byte)
 {
@@ -165,7 +140,9 @@ static void expect_forms(const char *mode, uint64_t site_byte)
 	want[i++] = (struct raw_pair){ "print_site_ret", "after_print" };
 	ASSERT_EQ(i, NFORMS);
 	raw_expect_seq(mode, &l, t->recs, t->n, want, NFORMS);
-	expect_forms_kinds(r.btr);
+	expect_trace_kinds(r.btr, &(struct trace_kinds){
+		.what = "i386-forms", .n = NFORMS, .kind = forms_kind,
+		.exact = true, .bits = 32 });
 	raw_labels_free(&printed);
 	raw_labels_free(&l);
 	free_run(&r);

@@ -17,6 +17,7 @@
 
 #include "harness.h"
 #include "raw_dump.h"
+#include "trace_kinds.h"
 
 static const char *const QEMU[] = { "--source", "qemu-user", NULL };
 
@@ -96,28 +97,6 @@ static const struct raw_thread *guest_thread(const struct raw_dump *d,
 	return t;
 }
 
-static void expect_kinds(const char *btr, size_t ti)
-{
-	struct ptbts_record rec;
-	struct bts_rec_iter *it = NULL;
-	struct bts_trace *t;
-	size_t b = 0;
-
-	ASSERT_EQ(bts_trace_new(btr, &t), 0);
-	EXPECT_EQ(bts_trace_process_bits(t, bts_trace_process(t, 0)->pid), 32);
-	ASSERT_EQ(bts_rec_iter_new(t, ti, &it), 0);
-	while (bts_rec_iter_next(it, &rec) > 0) {
-		if (!rec.from)
-			continue;
-		if (b < NKSIG)
-			EXPECT_EQ(bts_record_kind(&rec), ksig_kind(b));
-		b++;
-	}
-	EXPECT_EQ(b, NKSIG);
-	bts_rec_iter_free(it);
-	bts_trace_free(t);
-}
-
 TEST(qemu_i386, ksig_exact_sequence)
 {
 	char *prog = PROG_PATH("i386-ksig"), *btr, *insns;
@@ -138,7 +117,9 @@ TEST(qemu_i386, ksig_exact_sequence)
 	EXPECT_EQ(t->nmarkers, (size_t)0);
 	/* From the program's first branch to its last: nothing else. */
 	raw_expect_seq("i386-ksig", &l, t->recs, t->n, ksig_records, NKSIG);
-	expect_kinds(btr, ti);
+	expect_trace_kinds(btr, &(struct trace_kinds){
+		.what = "i386-ksig", .thread = ti, .n = NKSIG,
+		.kind = ksig_kind, .exact = true, .bits = 32 });
 	/* i386 code: incl of an absolute address, not %rip-relative. */
 	insns = raw_dump_view(btr, "--insns");
 	EXPECT_TRUE(strstr(insns, "<handler+0>:\tincl   0x804a038\n") != NULL);

@@ -13,6 +13,7 @@
 
 #include "harness.h"
 #include "raw_dump.h"
+#include "trace_kinds.h"
 
 /* From the call in main that enters speed_run to the return into main. */
 static const struct raw_pair speed_records[] = {
@@ -102,29 +103,6 @@ static void free_run(struct run *r)
 	free(r->btr);
 }
 
-static void expect_kinds(const char *btr, size_t start)
-{
-	struct ptbts_record rec;
-	struct bts_rec_iter *it = NULL;
-	struct bts_trace *t;
-	size_t b = 0;
-
-	ASSERT_EQ(bts_trace_new(btr, &t), 0);
-	ASSERT_EQ(bts_rec_iter_new(t, 0, &it), 0);
-	while (b < start + NFIRST && bts_rec_iter_next(it, &rec) > 0) {
-		int kind = bts_record_kind(&rec);
-
-		if (!rec.from || b++ < start)
-			continue;
-		if (kind != expected_kind(b - 1 - start))
-			harness_fail(__FILE__, __LINE__, "record %zu of speed_run: kind %s",
-				     b - 1 - start, bts_kind_name(kind));
-	}
-	EXPECT_EQ(b, start + NFIRST);
-	bts_trace_free(t);
-	bts_rec_iter_free(it);
-}
-
 /* Every form, record for record, as the program's labels say. */
 static void expect_forms(struct run *r, const char *mode)
 {
@@ -147,7 +125,9 @@ static void expect_forms(struct run *r, const char *mode)
 		       t->n - start < NSPEED ? t->n - start : NSPEED,
 		       want, NSPEED);
 	raw_expect_no_marker(t, start, start + NSPEED - 1);
-	expect_kinds(r->btr, start);
+	expect_trace_kinds(r->btr, &(struct trace_kinds){
+		.what = "speed_run", .start = start, .n = NFIRST,
+		.kind = expected_kind });
 	/* Nothing recorded inside rep stos / rep movs / the syscalls. */
 	for (i = 0; i < t->n; i++) {
 		uint64_t lo = raw_label(&r->labels, "speed_rep_stos");
