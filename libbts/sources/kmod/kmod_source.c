@@ -208,32 +208,20 @@ static void write_user_recs(struct bts_session *s, struct bts_thread *t,
 	bts_src_write(s, t, r + start, n - start);
 }
 
-/* The module's own LOST markers (STOP mode) count as told. */
-static void count_markers(struct bts_kmod_thread *kt,
-			  const struct ptbts_record *r, size_t n)
+/*
+ * A run of the module's buffer to the writer; the module's own LOST
+ * markers (STOP mode) count as told.
+ */
+static void take_run(struct bts_session *s, struct bts_thread *t,
+		     const struct ptbts_record *r, size_t n)
 {
+	struct bts_kmod_thread *kt = bts_kmod_thr(t);
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		if (!r[i].from && PTBTS_KIND(r[i].flags) == PTBTS_KIND_LOST)
 			kt->lost_marked += r[i].to;
-}
-
-/* Records [kt->tail, end) to the writer, in at most two runs of slots. */
-static void take(struct bts_session *s, struct bts_thread *t, uint64_t end)
-{
-	struct bts_kmod_thread *kt = bts_kmod_thr(t);
-
-	while (kt->tail < end) {
-		uint64_t slot = kt->tail % kt->nslots;
-		size_t n = (size_t)(end - kt->tail);
-
-		if (n > kt->nslots - slot)
-			n = (size_t)(kt->nslots - slot);
-		count_markers(kt, kt->buf + slot, n);
-		write_user_recs(s, t, kt->buf + slot, n);
-		kt->tail += n;
-	}
+	write_user_recs(s, t, r, n);
 }
 
 long bts_kmod_status(struct bts_session *s, struct bts_kmod_thread *kt,
@@ -297,7 +285,7 @@ int bts_kmod_drain(struct bts_session *s, struct bts_thread *t, bool final)
 		bts_src_write_lost(s, t, first - kt->tail);
 		kt->tail = first;
 	}
-	take(s, t, count);
+	bts_src_take(s, t, kt->buf, kt->nslots, &kt->tail, count, take_run);
 	bts_kmod_pebs_drain(s, t, &st);
 	if (s->mode == PTBTS_MODE_BLOCK && kt->tail != before &&
 	    st.state <= PTBTS_STATE_STOPPED)

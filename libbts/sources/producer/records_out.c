@@ -35,6 +35,21 @@ void bts_src_write(struct bts_session *s, struct bts_thread *t,
 						   t->tid, r, n));
 }
 
+void bts_src_take(struct bts_session *s, struct bts_thread *t,
+		  const struct ptbts_record *ring, uint64_t nslots,
+		  uint64_t *tail, uint64_t end, bts_src_out_fn *out)
+{
+	while (*tail < end) {
+		uint64_t slot = *tail % nslots;
+		size_t n = (size_t)(end - *tail);
+
+		if (n > nslots - slot)
+			n = (size_t)(nslots - slot);
+		out(s, t, ring + slot, n);
+		*tail += n;
+	}
+}
+
 void bts_src_write_lost(struct bts_session *s, struct bts_thread *t,
 			uint64_t n)
 {

@@ -17,6 +17,18 @@ struct ptbts_record;
 
 void bts_src_write(struct bts_session *s, struct bts_thread *t,
 		   const struct ptbts_record *r, size_t n);
+/* How a source hands a run of its ring's records on (bts_src_write). */
+typedef void bts_src_out_fn(struct bts_session *s, struct bts_thread *t,
+			    const struct ptbts_record *r, size_t n);
+/*
+ * Records [*@tail, @end) of a ring of @nslots records at @ring (positions
+ * count every record ever written) to @out, in at most two runs: the part
+ * before the ring's end and the part after it wrapped.  *@tail ends at
+ * @end.
+ */
+void bts_src_take(struct bts_session *s, struct bts_thread *t,
+		  const struct ptbts_record *ring, uint64_t nslots,
+		  uint64_t *tail, uint64_t end, bts_src_out_fn *out);
 /* A LOST marker for @n records (none for 0), counted as lost. */
 void bts_src_write_lost(struct bts_session *s, struct bts_thread *t,
 			uint64_t n);

@@ -137,22 +137,6 @@ void bts_qemu_give(struct bts_session *s, struct bts_thread *t)
 
 /* ------------------------------------------------------------ reading */
 
-/* Records [qt->tail, end) to the writer, in at most two runs of slots. */
-static void take(struct bts_session *s, struct bts_thread *t, uint64_t end)
-{
-	struct bts_qemu_thread *qt = bts_qemu_thr(t);
-
-	while (qt->tail < end) {
-		uint64_t slot = qt->tail % qt->nslots;
-		size_t n = (size_t)(end - qt->tail);
-
-		if (n > qt->nslots - slot)
-			n = (size_t)(qt->nslots - slot);
-		bts_src_write(s, t, qt->recs + slot, n);
-		qt->tail += n;
-	}
-}
-
 static void ack(struct bts_qemu_thread *qt)
 {
 	struct ptbts_qu_ring *r = qt->ring;
@@ -236,7 +220,8 @@ int bts_qemu_drain(struct bts_session *s, struct bts_thread *t, bool final)
 		bts_src_write_lost(s, t, count - qt->nslots - qt->tail);
 		qt->tail = count - qt->nslots;
 	}
-	take(s, t, count);
+	bts_src_take(s, t, qt->recs, qt->nslots, &qt->tail, count,
+		     bts_src_write);
 	if (s->mode == PTBTS_MODE_BLOCK && qt->tail != before)
 		ack(qt);
 	lost = __atomic_load_n(&qt->ring->lost, __ATOMIC_RELAXED);
