@@ -233,18 +233,6 @@ long bts_kmod_status(struct bts_session *s, struct bts_kmod_thread *kt,
 	return bts_kmod_ioctl(bts_kmod_of(s), PTBTS_IOC_STATUS, (unsigned long)st);
 }
 
-/* The module no longer knows the thread: what it recorded since is a hole. */
-static void lost_track(struct bts_session *s, struct bts_thread *t)
-{
-	struct ptbts_record gap = {
-		.to = PTBTS_GAP_UNKNOWN,
-		.flags = PTBTS_MKKIND(PTBTS_KIND_GAP),
-	};
-
-	bts_kmod_thr(t)->attached = false;
-	bts_src_write(s, t, &gap, 1);
-}
-
 static void ack(struct bts_session *s, struct bts_kmod_thread *kt)
 {
 	struct ptbts_ack a = {
@@ -263,15 +251,18 @@ int bts_kmod_drain(struct bts_session *s, struct bts_thread *t, bool final)
 {
 	struct bts_kmod_thread *kt = bts_kmod_thr(t);
 	struct ptbts_status st;
-	uint64_t count, first, before;
+	uint64_t count, before;
 	long r;
 
 	if (!kt || !kt->attached || (!final && s->mode != PTBTS_MODE_BLOCK))
 		return 0;
 	bts_proc_enter(s, t->proc);	/* a followed child's maps, if its */
 	r = bts_kmod_status(s, kt, &st);
-	if (r == -ESRCH)
-		lost_track(s, t);
+	if (r == -ESRCH) {
+		/* The module no longer knows the thread: a hole from here. */
+		kt->attached = false;
+		bts_src_write_gap(s, t);
+	}
 	if (r) {
 		if (r != -ESRCH)
 			bts_note_err(s, bts_fail(BTS_E_INTERNAL, "thread %d: status: %s",
@@ -280,11 +271,6 @@ int bts_kmod_drain(struct bts_session *s, struct bts_thread *t, bool final)
 	}
 	count = st.wraps * kt->nslots + st.head / REC;
 	before = kt->tail;
-	if (s->mode == PTBTS_MODE_RING && count - kt->tail > kt->nslots) {
-		first = count - kt->nslots;
-		bts_src_write_lost(s, t, first - kt->tail);
-		kt->tail = first;
-	}
 	bts_src_take(s, t, kt->buf, kt->nslots, &kt->tail, count, take_run);
 	bts_kmod_pebs_drain(s, t, &st);
 	if (s->mode == PTBTS_MODE_BLOCK && kt->tail != before &&

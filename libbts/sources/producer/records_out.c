@@ -39,6 +39,10 @@ void bts_src_take(struct bts_session *s, struct bts_thread *t,
 		  const struct ptbts_record *ring, uint64_t nslots,
 		  uint64_t *tail, uint64_t end, bts_src_out_fn *out)
 {
+	if (s->mode == PTBTS_MODE_RING && end - *tail > nslots) {
+		bts_src_write_lost(s, t, end - nslots - *tail);
+		*tail = end - nslots;
+	}
 	while (*tail < end) {
 		uint64_t slot = *tail % nslots;
 		size_t n = (size_t)(end - *tail);
@@ -62,6 +66,16 @@ void bts_src_write_lost(struct bts_session *s, struct bts_thread *t,
 		return;
 	bts_count_add(&s->lost, n);
 	bts_src_write(s, t, &lost, 1);
+}
+
+void bts_src_write_gap(struct bts_session *s, struct bts_thread *t)
+{
+	struct ptbts_record gap = {
+		.to = PTBTS_GAP_UNKNOWN,
+		.flags = PTBTS_MKKIND(PTBTS_KIND_GAP),
+	};
+
+	bts_src_write(s, t, &gap, 1);
 }
 
 #define CAP_IPC_LOCK_BIT 14

@@ -23,8 +23,9 @@ typedef void bts_src_out_fn(struct bts_session *s, struct bts_thread *t,
 /*
  * Records [*@tail, @end) of a ring of @nslots records at @ring (positions
  * count every record ever written) to @out, in at most two runs: the part
- * before the ring's end and the part after it wrapped.  *@tail ends at
- * @end.
+ * before the ring's end and the part after it wrapped.  In RING mode the
+ * producer may have overwritten the oldest: those are told as lost.
+ * *@tail ends at @end.
  */
 void bts_src_take(struct bts_session *s, struct bts_thread *t,
 		  const struct ptbts_record *ring, uint64_t nslots,
@@ -32,6 +33,8 @@ void bts_src_take(struct bts_session *s, struct bts_thread *t,
 /* A LOST marker for @n records (none for 0), counted as lost. */
 void bts_src_write_lost(struct bts_session *s, struct bts_thread *t,
 			uint64_t n);
+/* A GAP marker: the producer lost track of the thread from here on. */
+void bts_src_write_gap(struct bts_session *s, struct bts_thread *t);
 
 /*
  * The buffers are locked memory of ours: without CAP_IPC_LOCK,

@@ -174,18 +174,6 @@ static void note_guest_base(struct bts_session *s)
 						__ATOMIC_ACQUIRE);
 }
 
-/* A position the tracer could not have given: what follows is a hole. */
-static void broken(struct bts_session *s, struct bts_thread *t)
-{
-	struct ptbts_record gap = {
-		.to = PTBTS_GAP_UNKNOWN,
-		.flags = PTBTS_MKKIND(PTBTS_KIND_GAP),
-	};
-
-	bts_qemu_thr(t)->off = true;
-	bts_src_write(s, t, &gap, 1);
-}
-
 /*
  * The plugin made the record past the size bound and waits: every ring
  * is read whole now, whatever the mode, so that the cut is seen.
@@ -213,12 +201,10 @@ int bts_qemu_drain(struct bts_session *s, struct bts_thread *t, bool final)
 	before = qt->tail;
 	if (count < qt->tail ||
 	    (s->mode != PTBTS_MODE_RING && count - qt->tail > qt->nslots)) {
-		broken(s, t);
+		/* A position we could not have given: a hole from here. */
+		qt->off = true;
+		bts_src_write_gap(s, t);
 		return 0;
-	}
-	if (s->mode == PTBTS_MODE_RING && count - qt->tail > qt->nslots) {
-		bts_src_write_lost(s, t, count - qt->nslots - qt->tail);
-		qt->tail = count - qt->nslots;
 	}
 	bts_src_take(s, t, qt->recs, qt->nslots, &qt->tail, count,
 		     bts_src_write);
