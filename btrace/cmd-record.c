@@ -42,6 +42,10 @@ static const struct command_help record_help = {
 	"SIGKILL of the recorder kills the program with ptrace-step, and leaves\n"
 	"FILE.tmp.PID, readable with 'btrace dump --incomplete'.\n"
 	"\n"
+	"Index: once FILE is complete, btrace writes into it the index of each\n"
+	"thread's history, as 'btrace index' does (--no-index: not), decoding\n"
+	"every thread once; if that fails, FILE stays complete without it.\n"
+	"\n"
 	"Exit status: the program's: its exit code, or 128+N when signal N\n"
 	"killed it (137 when btrace was told to stop and killed it); 0 when\n"
 	"btrace detached from a process given with -p.  Otherwise:\n"
@@ -81,6 +85,7 @@ struct record_opts {
 	int format;		/* BTS_FORMAT_* */
 	struct record_speed speed;	/* --cpu, --skip, limits */
 	bool progress, no_progress;
+	bool no_index;
 	uint64_t pebs_event, pebs_period;	/* kmod-pebs; 0: the default */
 };
 
@@ -262,6 +267,22 @@ static void summary(const struct bts_session_stats *st, const char *path)
 static uint64_t o_keep;
 static enum progress_mode o_progress;
 static bool o_attach;	/* -p: qemu-user, which cannot attach, is no hint */
+static bool o_index;	/* write the index into the completed file */
+
+/*
+ * The index of every thread's history, written into the completed file
+ * (btrace index), so that replay and dump --insns --from/--last start
+ * near any point without decoding the history first.  The file is whole
+ * without it: a failure only says so, and 'btrace index' can try again.
+ */
+static void write_index(const char *path)
+{
+	int ret = bts_trace_index_file(path, NULL);
+
+	if (ret < 0)
+		error_bts(ret, "record: %s is complete but has no index "
+			  "(btrace index %s may add it)", path, path);
+}
 
 static int run(struct bts_session *s, struct bts_writer *w, const char *path)
 {
@@ -298,6 +319,8 @@ static int run(struct bts_session *s, struct bts_writer *w, const char *path)
 		error_bts(ret, "%s", path);
 		return EXIT_RECORD_FAILED;
 	}
+	if (o_index)
+		write_index(path);
 	summary(&st, path);
 	return program_status(&st);
 }
@@ -405,6 +428,8 @@ int cmd_record(int argc, char **argv)
 			 "show a progress line on stderr (default: when it is a terminal)"),
 		OPT_FLAG(0, "no-progress", &o.no_progress,
 			 "no progress line, even on a terminal"),
+		OPT_FLAG(0, "no-index", &o.no_index,
+			 "write no index of the histories into FILE (see 'btrace index')"),
 		OPT_END(),
 	};
 	int first = parse_options(argc, argv, &record_help, opts,
@@ -443,6 +468,9 @@ int cmd_record(int argc, char **argv)
 	o_progress = o.progress ? PROGRESS_ON :
 		     o.no_progress ? PROGRESS_OFF : PROGRESS_AUTO;
 	o_attach = o.pid != 0;
+	/* PEBS samples are no history to index. */
+	o_index = !o.no_index && !o.on_crash &&
+		  o.source != PTBTS_SOURCE_KMOD_PEBS;
 	if (!o.on_crash && o.keep != RECORD_KEEP_DEFAULT) {
 		error("record: --keep works with --on-crash only (see --mode ring --buffer)");
 		return EXIT_RECORD_FAILED;

@@ -16,11 +16,15 @@
 #include "util/array.h"
 #include "util/opts.h"
 
-/* The innermost return sites, as a ring: older ones fall off. */
+/*
+ * The innermost return sites, as a ring: older ones fall off.  Frames
+ * entered before the history started are known by the depth alone.
+ */
 struct site_stack {
 	uint64_t v[BTS_INDEX_SITES];
 	unsigned int top, n;	/* the next slot; sites held */
 	int64_t depth;
+	uint64_t end;		/* where the last entry ended; 0: none yet */
 };
 
 static void stack_call(struct site_stack *s, uint64_t site)
@@ -41,18 +45,47 @@ static void stack_return(struct site_stack *s)
 	s->depth--;
 }
 
+/*
+ * A signal enters two frames, as unwinders see them: below the handler,
+ * the kernel's signal frame (site BTS_INDEX_SIGNAL_FRAME), and below that
+ * the interrupted code, whose pc is where the entry before it ended.  The
+ * handler's return leaves one, the restorer's sigreturn the other.
+ */
+static void stack_signal(struct site_stack *s)
+{
+	if (!s->end) {
+		/* At the history's start: nothing below is known. */
+		s->depth += 2;
+		return;
+	}
+	stack_call(s, s->end);
+	stack_call(s, BTS_INDEX_SIGNAL_FRAME);
+}
+
+/* Calls that went somewhere (taken) push, returns and sigreturns pop. */
 static void stack_run(struct site_stack *s, const struct bts_run *r)
 {
 	const struct bts_dblock *b = r->b;
+	uint32_t last;
 
-	if (!b)
+	if (r->first_flags & BTS_IF_SIGNAL)
+		stack_signal(s);
+	if (!b) {
+		s->end = r->gap_arg;
 		return;
-	for (uint32_t i = r->first; i < r->first + r->count; i++) {
-		if (b->cls[i] == BTS_ICLASS_CALL)
+	}
+	last = r->first + r->count - 1;
+	for (uint32_t i = r->first; i <= last; i++) {
+		uint16_t f = r->flags | (i == last ? r->last_flags : 0);
+
+		if (b->cls[i] == BTS_ICLASS_CALL && (f & BTS_IF_TAKEN))
 			stack_call(s, b->start + b->off[i + 1]);
 		else if (b->cls[i] == BTS_ICLASS_RETURN)
 			stack_return(s);
+		else if (f & BTS_IF_SIGRETURN)
+			stack_return(s);
 	}
+	s->end = b->start + b->off[last + 1];
 }
 
 static int add_point(struct bts_index *ix, const struct bts_decode_state *st,

@@ -1063,6 +1063,12 @@ BTS_API const char *bts_insn_decoder_warning(const struct bts_insn_decoder *d,
 #define BTS_INDEX_INTERVAL	4096
 /* Return sites a point keeps: deeper ones are known only by @depth. */
 #define BTS_INDEX_SITES		64
+/*
+ * The site of the kernel's frame below a signal handler; the site after
+ * it (the next outer one) is the pc the signal interrupted, not a return
+ * address.
+ */
+#define BTS_INDEX_SIGNAL_FRAME	0
 
 struct bts_index_opts {
 	size_t sz;
@@ -1076,7 +1082,12 @@ struct bts_index_opts {
 struct bts_index_point {
 	uint64_t record;	/* records of the thread before it */
 	uint64_t entry;		/* entries before it: the next is entry + 1 */
-	int64_t depth;		/* calls minus returns before it (from 0) */
+	/*
+	 * Frames entered minus frames left before it (from 0): a taken call
+	 * enters one, a signal two (its handler and the kernel's signal
+	 * frame), a return or a sigreturn leaves one.
+	 */
+	int64_t depth;
 	size_t nsites;		/* return sites known, <= BTS_INDEX_SITES */
 	const uint64_t *sites;	/* innermost first; live as long as the index */
 };

@@ -64,8 +64,9 @@ static const char *point_problem(const struct bts_index *ix,
 	if (pt->flags & ~POINT_FLAGS)
 		return "a point has unknown flags";
 	/* Every call and return is an entry. */
-	if ((pt->depth < 0 ? -(uint64_t)pt->depth : (uint64_t)pt->depth) > pt->entry)
-		return "a point's call depth exceeds its entries";
+	/* A signal's first entry enters two frames. */
+	if ((pt->depth < 0 ? -(uint64_t)pt->depth : (uint64_t)pt->depth) / 2 > pt->entry)
+		return "a point's depth exceeds two frames an entry";
 	if (pt->nsites > ix->stack_max)
 		return "a point keeps more return sites than the chunk allows";
 	return NULL;

@@ -309,7 +309,7 @@ struct bts_chunk_index_point {
 	uint64_t record;	/* increasing; the first 0 */
 	uint64_t entry;		/* entries before it, non-decreasing */
 	uint64_t prev_to;	/* where the next block starts; 0: unknown */
-	int64_t depth;		/* calls minus returns before it */
+	int64_t depth;		/* frames entered minus left (bts.h) */
 	uint32_t flags;		/* BTS_IF_RESYNC | BTS_IF_SIGNAL: the next entry's */
 	uint32_t nsites;	/* <= stack_max */
 };

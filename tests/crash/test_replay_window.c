@@ -4,9 +4,10 @@
  * the same, line for line, whether the window holds the whole history
  * (--window 10000000, decoded once as it loads) or 16 instructions (every
  * goto, step and backtrace past its edge decodes again from an index
- * point), with the index built in memory or read from the file (btrace
- * index), in one thread, across threads, and at a crash, where bt joins
- * the history's frames to the unwound stack.
+ * point), with the index built in memory or read from the file (as
+ * btrace record and btrace index write it), in one thread, across
+ * threads, and at a crash, where bt joins the history's frames to the
+ * unwound stack.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,17 +91,35 @@ static char *replay_out(const char *btr, const char *script, const char *window)
 	return out;
 }
 
+/* A recording of @prog without the index btrace record writes. */
+static char *record_unindexed(const char *prog, struct harness_cmd *cmd)
+{
+	char *btr = harness_path(harness_tmpdir(), "unindexed.btr");
+	char *path = PROG_PATH(prog);
+	const char *args[] = { "record", "--no-index", "-o", btr, "--", path, NULL };
+
+	rp_btrace(args, 0, cmd);
+	free(path);
+	return btr;
+}
+
 static void same_answers(const char *prog, int crash, const char *script)
 {
 	struct bts_index_opts o = { .sz = sizeof(o), .interval = 64 };
 	struct harness_cmd rec;
-	char *btr = rp_record(prog, crash, &rec);
+	char *btr = crash ? rp_record(prog, crash, &rec)
+			  : record_unindexed(prog, &rec);
 	char *whole = replay_out(btr, script, "10000000");
 	char *small = replay_out(btr, script, "16");
 	char *indexed;
 
 	EXPECT_STREQ(small, whole);
 	EXPECT_TRUE(strstr(whole, "#1  0x") != NULL);
+	/* The index btrace record writes, then a denser one. */
+	ASSERT_EQ(bts_trace_index_file(btr, NULL), 0);
+	indexed = replay_out(btr, script, "16");
+	EXPECT_STREQ(indexed, whole);
+	free(indexed);
 	ASSERT_EQ(bts_trace_index_file(btr, &o), 0);
 	indexed = replay_out(btr, script, "16");
 	EXPECT_STREQ(indexed, whole);

@@ -7,7 +7,8 @@
  * walk's; the file's chunk is the index built in memory; dump --insns
  * windows print the same with and without it; a damaged chunk is refused
  * with the offset and what is wrong, and btrace index leaves a file it
- * cannot index as it was.
+ * cannot index as it was; btrace record writes the index into the file
+ * it completes.
  */
 #include <endian.h>
 #include <stdio.h>
@@ -25,29 +26,64 @@
 /* Small, so that a short recording has many points. */
 #define INTERVAL 16
 
+/* Recorded without the index btrace record writes, to build ours. */
+static const char *const unindexed[] = { "--no-index", NULL };
+
 /* What a walk from the start gave, entry by entry (entry n at [n - 1]). */
 struct walk {
 	struct bts_insn_entry *e;
-	int64_t *depth;		/* calls minus returns before entry n */
+	int64_t *depth;		/* frames entered minus left before entry n */
 	uint64_t **sites;	/* the return sites then, innermost first */
 	size_t *nsites;
 	size_t n;
 };
 
-static void push_site(struct walk *w, size_t i, const uint64_t *prev,
-		      size_t nprev, uint64_t site, bool call, bool ret)
+/* Stack @i is stack @i - 1 with @push (of @npush) on top, less @pop. */
+static void push_site(struct walk *w, size_t i, const uint64_t *push,
+		      size_t npush, bool pop)
 {
-	size_t n = nprev + call - (ret && nprev);
+	const uint64_t *prev = w->sites[i - 1];
+	size_t nprev = w->nsites[i - 1];
+	size_t drop = pop && nprev + npush ? 1 : 0;
+	size_t n = nprev + npush - drop;
+	uint64_t *all = malloc((nprev + npush + 1) * sizeof(uint64_t));
 
-	w->sites[i] = malloc((n + 1) * sizeof(uint64_t));
-	ASSERT_TRUE(w->sites[i] != NULL);
-	if (call) {
-		w->sites[i][0] = site;
-		memcpy(w->sites[i] + 1, prev, nprev * sizeof(uint64_t));
-	} else {
-		memcpy(w->sites[i], prev + (ret && nprev), n * sizeof(uint64_t));
-	}
+	ASSERT_TRUE(all != NULL);
+	/* Innermost first: the last pushed on top. */
+	for (size_t k = 0; k < npush; k++)
+		all[k] = push[npush - 1 - k];
+	memcpy(all + npush, prev, nprev * sizeof(uint64_t));
+	memmove(all, all + drop, n * sizeof(uint64_t));
+	w->sites[i] = all;
 	w->nsites[i] = n;
+}
+
+/*
+ * Entry @e's frames: a signal enters two (the interrupted pc, then the
+ * signal frame, site 0; none known when nothing ran before), a taken
+ * call one, a return or sigreturn leaves one.
+ */
+static void walk_step(struct walk *w, size_t i, const struct bts_insn_entry *e,
+		      uint64_t end)
+{
+	uint64_t push[3];
+	size_t npush = 0;
+	int64_t d = w->depth[i];
+	bool call = e->iclass == BTS_ICLASS_CALL && (e->flags & BTS_IF_TAKEN);
+	bool pop = e->iclass == BTS_ICLASS_RETURN ||
+		   (e->flags & BTS_IF_SIGRETURN);
+
+	if (e->flags & BTS_IF_SIGNAL) {
+		d += 2;
+		if (end) {
+			push[npush++] = end;
+			push[npush++] = BTS_INDEX_SIGNAL_FRAME;
+		}
+	}
+	if (call)
+		push[npush++] = e->ip + e->size;
+	w->depth[i + 1] = d + call - pop;
+	push_site(w, i + 1, push, npush, pop);
 }
 
 /* The whole history of @thread, with the depth and stack before each entry. */
@@ -56,6 +92,7 @@ static void walk_all(const struct bts_trace *t, size_t thread, struct walk *w)
 	struct bts_insn_decoder *d;
 	struct bts_insn_entry e;
 	size_t cap = 1024;
+	uint64_t end = 0;
 	int ret;
 
 	memset(w, 0, sizeof(*w));
@@ -81,11 +118,8 @@ static void walk_all(const struct bts_trace *t, size_t thread, struct walk *w)
 		ASSERT_EQ(e.index, (uint64_t)w->n);
 		e.raw = NULL;
 		w->e[i] = e;
-		w->depth[i + 1] = w->depth[i] + (e.iclass == BTS_ICLASS_CALL) -
-				  (e.iclass == BTS_ICLASS_RETURN);
-		push_site(w, i + 1, w->sites[i], w->nsites[i], e.ip + e.size,
-			  e.iclass == BTS_ICLASS_CALL,
-			  e.iclass == BTS_ICLASS_RETURN);
+		walk_step(w, i, &e, end);
+		end = e.iclass == BTS_ICLASS_GAP ? e.gap_arg : e.ip + e.size;
 	}
 	ASSERT_EQ(ret, 0);
 	bts_insn_decoder_free(d);
@@ -185,7 +219,7 @@ static void check_thread(const struct bts_trace *t, size_t thread)
 TEST(trace_index, seek_gives_the_entries_of_a_walk_from_the_start)
 {
 	struct harness_cmd rec;
-	char *btr = raw_record("skip-qsort", NULL, 0, &rec);
+	char *btr = raw_record("skip-qsort", unindexed, 0, &rec);
 	struct bts_trace *t;
 
 	ASSERT_EQ(bts_trace_new(btr, &t), 0);
@@ -198,7 +232,7 @@ TEST(trace_index, seek_gives_the_entries_of_a_walk_from_the_start)
 TEST(trace_index, every_thread_seeks_in_its_own_history)
 {
 	struct harness_cmd rec;
-	char *btr = raw_record("threads-count", NULL, 0, &rec);
+	char *btr = raw_record("threads-count", unindexed, 0, &rec);
 	struct bts_index *ix;
 	struct bts_insn_decoder *d;
 	struct bts_trace *t;
@@ -269,7 +303,7 @@ static char *indexed_pair(const char *prog, char **plain)
 {
 	struct bts_index_opts o = { .sz = sizeof(o), .interval = INTERVAL };
 	struct harness_cmd rec;
-	char *btr = raw_record(prog, NULL, 0, &rec);
+	char *btr = raw_record(prog, unindexed, 0, &rec);
 	uint8_t *buf;
 	size_t len;
 
@@ -457,5 +491,96 @@ TEST(trace_index, btrace_index_leaves_a_file_it_cannot_read_as_it_was)
 	free(cut);
 	free(buf);
 	free(plain);
+	free(btr);
+}
+
+/*
+ * @path's bytes without its INDEX chunks, in a new file whose END counts
+ * the chunks left: the file as it was before its index was written.
+ */
+static char *without_index(const char *path)
+{
+	size_t len, n = 0, dropped = 0;
+	uint8_t *buf = slurp(path, &len), *out = malloc(len);
+	char *plain;
+
+	ASSERT_TRUE(out != NULL);
+	memcpy(out, buf, 16);
+	n = 16;
+	for (size_t off = 16; off + 8 <= len;) {
+		uint32_t h[2];
+		size_t whole;
+
+		memcpy(h, buf + off, 8);
+		whole = 8 + le32toh(h[1]);
+		whole += (8 - whole % 8) % 8;
+		if ((le32toh(h[0]) & 0xffff) == 20) {
+			dropped++;
+		} else {
+			memcpy(out + n, buf + off, whole);
+			if ((le32toh(h[0]) & 0xffff) == 7) {
+				uint64_t chunks;
+
+				memcpy(&chunks, out + n + 8, 8);
+				chunks = htole64(le64toh(chunks) - dropped);
+				memcpy(out + n + 8, &chunks, 8);
+			}
+			n += whole;
+		}
+		off += whole;
+	}
+	ASSERT_GT(dropped, (size_t)0);
+	plain = spill("unindexed.btr", out, n);
+	free(out);
+	free(buf);
+	return plain;
+}
+
+/*
+ * A recording is complete with its index: every thread's, as the one
+ * built in memory at the default interval; without it (the same bytes,
+ * its chunks cut out), the views print the same, and --no-index writes
+ * none.
+ */
+TEST(trace_index, a_recording_is_written_with_its_index)
+{
+	struct bts_index_opts built = { .sz = sizeof(built), .rebuild = true };
+	struct bts_index_opts only = { .sz = sizeof(only), .file_only = true };
+	struct harness_cmd rec;
+	char *btr = raw_record("threads-count", NULL, 0, &rec), *plain;
+	struct bts_trace *t;
+	struct bts_index *file, *mem;
+
+	harness_cmd_free(&rec);
+	ASSERT_EQ(bts_trace_new(btr, &t), 0);
+	ASSERT_EQ(bts_trace_nthreads(t), (size_t)5);
+	for (size_t i = 0; i < bts_trace_nthreads(t); i++) {
+		ASSERT_EQ(bts_index_new(t, i, &only, &file), 0);
+		ASSERT_TRUE(file != NULL);
+		EXPECT_TRUE(bts_index_from_file(file));
+		ASSERT_EQ(bts_index_new(t, i, &built, &mem), 0);
+		expect_points_equal(file, mem);
+		bts_index_free(mem);
+		bts_index_free(file);
+	}
+	bts_trace_free(t);
+	plain = without_index(btr);
+	ASSERT_EQ(bts_trace_new(plain, &t), 0);
+	ASSERT_EQ(bts_index_new(t, 0, &only, &file), 0);
+	EXPECT_TRUE(file == NULL);
+	bts_trace_free(t);
+	expect_same_dump(btr, plain, "--last", "9", NULL, NULL);
+	expect_same_dump(btr, plain, "--from", "5000", "--to", "5040");
+	expect_same_dump(btr, plain, "--json", "--last", "20", NULL);
+	free(plain);
+	free(btr);
+	btr = raw_record("threads-count", unindexed, 0, &rec);
+	harness_cmd_free(&rec);
+	ASSERT_EQ(bts_trace_new(btr, &t), 0);
+	for (size_t i = 0; i < bts_trace_nthreads(t); i++) {
+		ASSERT_EQ(bts_index_new(t, i, &only, &file), 0);
+		EXPECT_TRUE(file == NULL);
+	}
+	bts_trace_free(t);
 	free(btr);
 }
