@@ -63,6 +63,23 @@ static const struct command_help replay_help = {
 	"there); 2 for a bad command line.\n",
 };
 
+/*
+ * With BTRACE_REPLAY_DECODED in the environment, the instructions the
+ * current thread has decoded again since it was loaded go to stderr
+ * after each command: how tests see what a command decodes.
+ */
+static void say_decoded(struct replay *r)
+{
+	static int want = -1;
+	struct replay_thread *th;
+
+	if (want < 0)
+		want = getenv("BTRACE_REPLAY_DECODED") != NULL;
+	th = want ? replay_current(r) : NULL;
+	if (th && th->loaded)
+		fprintf(stderr, "decoded %" PRIu64 "\n", th->h.w->decoded);
+}
+
 static int run(struct replay *r, struct replay_input *in)
 {
 	bool from_script;
@@ -73,6 +90,7 @@ static int run(struct replay *r, struct replay_input *in)
 
 		free(line);
 		fflush(stdout);
+		say_decoded(r);
 		if (ret < 0 && from_script)
 			return EXIT_FAILED;
 	}

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Backtraces at any position.  At the stop the unwinder's stack is the
- * truth.  Elsewhere, the frames down to the shallowest depth reached
+ * truth.  Before it, the frames down to the shallowest depth reached
  * between the position and the stop come from the history (the calls that
  * are open at the position, found walking back), and the frames below it
- * are the unwinder's, which those instructions never touched.
+ * are the unwinder's, which those instructions never touched.  Without a
+ * stop, the frames are those of the history's index point before the
+ * position, with the calls and returns since.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 
 #include "../btrace.h"
 #include "../dump.h"
@@ -58,6 +61,134 @@ static void history_frames(const struct replay_history *h, uint64_t pos,
 		add(l, FRAME_UNKNOWN, 0);
 }
 
+/* The frames open going into an instruction, outermost first. */
+struct open_stack {
+	struct replay_frame *v;
+	size_t n, cap;
+	bool cut;	/* the point kept its innermost sites only */
+	bool lost;	/* a return uncovered a frame the point did not keep */
+	bool nomem;
+};
+
+static void open_push(struct open_stack *s, int kind, uint64_t pc)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 2 * BTS_INDEX_SITES;
+		struct replay_frame *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v) {
+			s->nomem = true;
+			return;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = (struct replay_frame){ kind, pc };
+}
+
+/* Below the frames known, a frame older than the history is no frame. */
+static void open_pop(struct open_stack *s)
+{
+	if (s->n)
+		s->n--;
+	else if (s->cut)
+		s->lost = true;
+}
+
+/* The kind of the frame of site @i of a point (innermost first). */
+static int site_kind(const uint64_t *sites, size_t i)
+{
+	if (sites[i] == BTS_INDEX_SIGNAL_FRAME)
+		return FRAME_SIGNAL;
+	if (i > 0 && sites[i - 1] == BTS_INDEX_SIGNAL_FRAME)
+		return FRAME_PC;
+	return FRAME_RETURN;
+}
+
+/* The scan from an index point to the position. */
+struct open_scan {
+	struct open_stack s;
+	uint64_t pos;
+	uint64_t end;		/* where the last instruction ended; 0: none */
+	size_t fix;		/* frame waiting for the pc before the point; 0: none */
+	struct replay_insn here;
+	bool reached;
+};
+
+/*
+ * Instruction @q on the stack: a signal enters the interrupted pc (where
+ * the instruction before it ended) and the signal frame; unless @q is the
+ * position itself, a taken call enters its return site, a return or
+ * sigreturn leaves a frame.
+ */
+static void open_step(void *arg, uint64_t q, const struct replay_insn *in)
+{
+	struct open_scan *sc = arg;
+	struct open_stack *s = &sc->s;
+
+	if (in->flags & BTS_IF_SIGNAL && sc->end) {
+		open_push(s, FRAME_PC, sc->end);
+		/* The first one after the point: the end is the point's. */
+		if (sc->end == UINT64_MAX)
+			sc->fix = s->n;
+		open_push(s, FRAME_SIGNAL, 0);
+	}
+	sc->end = in->ip + in->size;
+	if (q == sc->pos) {
+		sc->here = *in;
+		sc->reached = true;
+		return;
+	}
+	if (in->iclass == BTS_ICLASS_CALL && (in->flags & BTS_IF_TAKEN))
+		open_push(s, FRAME_RETURN, in->ip + in->size);
+	else if (in->iclass == BTS_ICLASS_RETURN || (in->flags & BTS_IF_SIGRETURN))
+		open_pop(s);
+	if (sc->fix > s->n)
+		sc->fix = 0;
+}
+
+/*
+ * The frames open at @pos from the index point before it: its return
+ * sites, then the calls and returns from there to @pos, so that only
+ * those instructions are decoded, not the history before them.  False
+ * when the point cannot tell (an index that counts depth otherwise, a
+ * return below the sites it kept, no memory): the walk back decides.
+ */
+static bool point_frames(const struct replay_history *h, uint64_t pos,
+			 struct frame_list *l)
+{
+	struct open_scan sc = { .pos = pos };
+	struct open_stack *s = &sc.s;
+	struct bts_index_point pt;
+	bool ok;
+
+	if (!replay_history_point(h, pos, &pt))
+		return false;
+	s->cut = pt.nsites == BTS_INDEX_SITES;
+	for (size_t i = pt.nsites; i-- > 0;)
+		open_push(s, site_kind(pt.sites, i), pt.sites[i]);
+	/* Past the start, where the instruction before the point ended is
+	 * asked for only if a signal needs it. */
+	sc.end = pt.entry ? UINT64_MAX : 0;
+	ok = replay_history_scan(h, pt.entry + 1, pos, open_step, &sc) == 0 &&
+	     sc.reached && !s->lost && !s->nomem;
+	if (ok && sc.fix) {
+		const struct replay_insn *in = replay_insn(h, pt.entry);
+
+		s->v[sc.fix - 1].pc = in->ip + in->size;
+	}
+	if (ok) {
+		if (sc.here.iclass == BTS_ICLASS_GAP)
+			add(l, FRAME_GAP, 0);
+		else
+			add(l, FRAME_PC, sc.here.ip);
+		for (size_t i = s->n; i-- > 0 && l->n < l->max;)
+			add(l, s->v[i].kind, s->v[i].pc);
+	}
+	free(s->v);
+	return ok;
+}
+
 size_t replay_frames(const struct replay_history *h, uint64_t pos,
 		     const struct replay_stop *stop,
 		     struct replay_frame *out, size_t max)
@@ -67,7 +198,8 @@ size_t replay_frames(const struct replay_history *h, uint64_t pos,
 	size_t skip;
 
 	if (!stop || !stop->pos || pos > stop->pos) {
-		history_frames(h, pos, floor, &l);
+		if (!point_frames(h, pos, &l))
+			history_frames(h, pos, floor, &l);
 		return l.n;
 	}
 	if (pos == stop->pos) {

@@ -176,6 +176,7 @@ static int refill(const struct replay_history *h, uint64_t n)
 		int32_t depth = depth_of(&e, &carry);
 
 		ret = 0;
+		w->decoded++;
 		if (e.index >= lo)
 			keep(&w->v[w->count++], &e, depth);
 	}
@@ -199,6 +200,46 @@ const struct replay_insn *replay_history_fill(const struct replay_history *h,
 		return &lost;
 	}
 	return &w->v[n - w->lo];
+}
+
+int replay_history_scan(const struct replay_history *h, uint64_t from,
+			uint64_t to, replay_scan_fn *fn, void *arg)
+{
+	struct replay_window *w = h->w;
+	struct bts_insn_entry e;
+	struct replay_insn in;
+	int32_t carry;
+	int ret = position(w, from, &carry);
+
+	w->next = 0;
+	while (ret == 0 && (ret = bts_insn_next(w->d, &e, sizeof(e))) > 0) {
+		int32_t depth = depth_of(&e, &carry);
+
+		ret = 0;
+		w->decoded++;
+		if (e.index < from)
+			continue;
+		keep(&in, &e, depth);
+		fn(arg, e.index, &in);
+		if (e.index == to) {
+			/* The decoder stands after @to: a refill goes on. */
+			w->next = to + 1;
+			w->next_carry = carry;
+			break;
+		}
+	}
+	return ret < 0 ? ret : 0;
+}
+
+bool replay_history_point(const struct replay_history *h, uint64_t n,
+			  struct bts_index_point *pt)
+{
+	const struct replay_window *w = h->w;
+	size_t p = bts_index_find(w->ix, n);
+
+	if (bts_index_point(w->ix, p, pt, sizeof(*pt)))
+		return false;
+	return pt->depth == w->carry[p];
 }
 
 void replay_history_entry(const struct replay_history *h, uint64_t n,

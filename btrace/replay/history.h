@@ -11,6 +11,7 @@
 #ifndef REPLAY_HISTORY_H
 #define REPLAY_HISTORY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <bts.h>
@@ -38,6 +39,7 @@ struct replay_window {
 	int32_t *carry;		/* per index point: the depth going into it */
 	uint64_t next;		/* the entry @d hands out next; 0: unknown */
 	int32_t next_carry;	/* the depth going into it */
+	uint64_t decoded;	/* entries decoded again since the load */
 };
 
 struct replay_history {
@@ -72,6 +74,24 @@ replay_insn(const struct replay_history *h, uint64_t n)
 		return &w->v[n - w->lo];
 	return replay_history_fill(h, n);
 }
+
+/*
+ * The point of the index before instruction @n (its entry < @n, or the
+ * start): into *@pt, with the depth going into it as this history counts
+ * it.  False when the index counts depth otherwise there (one written by
+ * an older btrace): its return sites are no use then.
+ */
+bool replay_history_point(const struct replay_history *h, uint64_t n,
+			  struct bts_index_point *pt);
+
+/*
+ * Calls @fn with instructions @from to @to (@to <= h->n) in turn, decoded
+ * once from the point before @from, past the window, which stays as it
+ * was; 0, or a negative &enum bts_error (the file changed, no memory).
+ */
+typedef void replay_scan_fn(void *arg, uint64_t n, const struct replay_insn *in);
+int replay_history_scan(const struct replay_history *h, uint64_t from,
+			uint64_t to, replay_scan_fn *fn, void *arg);
 
 /* Instruction @n in the decoder's form (its raw bytes as replay_insn's). */
 void replay_history_entry(const struct replay_history *h, uint64_t n,

@@ -159,3 +159,70 @@ TEST(replay_window, a_window_below_16_is_16)
 	harness_cmd_free(&rec);
 	free(btr);
 }
+
+/* The "decoded N" lines of @err (BTRACE_REPLAY_DECODED), in order. */
+static size_t decoded_counts(const char *err, uint64_t *v, size_t max)
+{
+	size_t n = 0;
+	unsigned long long x;
+
+	for (const char *l = err; l && *l && n < max; l = strchr(l, '\n')) {
+		if (*l == '\n')
+			l++;
+		if (sscanf(l, "decoded %llu", &x) == 1)
+			v[n++] = x;
+	}
+	return n;
+}
+
+/*
+ * bt away from a crash decodes from the index point before the position
+ * (its return sites, then the calls and returns since), never the history
+ * before it: with a 16-instruction window, at the end of a history of
+ * some 10^5 instructions and in its middle, a backtrace decodes no more
+ * than twice the widest gap between index points and a few windows.
+ */
+TEST(replay_window, a_backtrace_decodes_from_the_point_before_it)
+{
+	static const char script[] =
+		"goto end\nreverse-stepi 40\nbt\ngoto 70000\nbt\n";
+	struct bts_index_opts o = { .sz = sizeof(o), .interval = 64 };
+	char *sp = harness_path(harness_tmpdir(), "script");
+	const char *args[] = { "replay", "--window", "16", "-x", sp, NULL, NULL };
+	struct harness_cmd rec, cmd;
+	char *btr = record_unindexed("seq-calls", &rec);
+	struct bts_index_point a, b;
+	uint64_t widest = 0, d[8];
+	struct bts_index *ix;
+	struct bts_trace *t;
+	FILE *f = fopen(sp, "w");
+
+	ASSERT_TRUE(f != NULL);
+	fputs(script, f);
+	fclose(f);
+	ASSERT_EQ(bts_trace_index_file(btr, &o), 0);
+	ASSERT_EQ(bts_trace_new(btr, &t), 0);
+	ASSERT_EQ(bts_index_new(t, 0, NULL, &ix), 0);
+	ASSERT_GT(bts_index_entries(ix), (uint64_t)100000);
+	for (size_t i = 1; i < bts_index_npoints(ix); i++) {
+		ASSERT_EQ(bts_index_point(ix, i - 1, &a, sizeof(a)), 0);
+		ASSERT_EQ(bts_index_point(ix, i, &b, sizeof(b)), 0);
+		if (b.entry - a.entry > widest)
+			widest = b.entry - a.entry;
+	}
+	args[5] = btr;
+	ASSERT_EQ(setenv("BTRACE_REPLAY_DECODED", "1", 1), 0);
+	rp_btrace(args, 0, &cmd);
+	unsetenv("BTRACE_REPLAY_DECODED");
+	ASSERT_EQ(decoded_counts(cmd.err, d, 8), (size_t)5);
+	EXPECT_TRUE(strstr(cmd.out, "#1  0x") != NULL);
+	EXPECT_LE(d[2] - d[1], 2 * widest + 4 * 16);
+	EXPECT_LE(d[4] - d[3], 2 * widest + 4 * 16);
+	EXPECT_LT((d[2] - d[1]) * 20, bts_index_entries(ix));
+	bts_index_free(ix);
+	bts_trace_free(t);
+	harness_cmd_free(&cmd);
+	harness_cmd_free(&rec);
+	free(btr);
+	free(sp);
+}
