@@ -8,10 +8,13 @@
  * from the last record's @to to the next record's @from); one pass over
  * a thread's records collects these, and a run that such code made before
  * a later change is not decoded (decode.c gives a BTS_GAP_CODE_CHANGED).
+ * The pass is skipped for a thread whose records the reader's opening pass
+ * saw all (raw ones) without a marker.
  */
 #include <stdlib.h>
 
 #include "decode/decode.h"
+#include "trace/reader.h"
 #include "trace/rec_iter.h"
 #include "util/array.h"
 
@@ -66,6 +69,11 @@ int bts_code_changes_scan(const struct bts_trace *t, size_t thread,
 
 	if (!c)
 		return bts_fail(BTS_E_NOMEM, "decoder: code changes");
+	/* The opening pass saw every raw record: none to look for. */
+	if (!t->threads[thread].may_change) {
+		*out = c;
+		return 0;
+	}
 	bts_rec_iter_init(t, thread, &it);
 	for (ret = 0; (ret = bts_rec_iter_next(&it, &r)) > 0; i++) {
 		int kind = bts_record_kind(&r);

@@ -41,6 +41,11 @@ struct trace_thread {
 	struct trace_batch *batches;
 	size_t nbatches, capbatches;
 	struct bts_index *index;	/* its INDEX chunk's, or NULL */
+	/*
+	 * A raw batch holds a code-change marker, or a compact batch (read
+	 * only when decoded) may: the decoder looks for them only then.
+	 */
+	bool may_change;
 };
 
 /*

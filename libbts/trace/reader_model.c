@@ -165,6 +165,7 @@ int bts_reader_add_compact(struct trace_thread *th, size_t off, uint32_t len,
 	if (bts_reader_add_batch(th, off, count))
 		return -BTS_E_NOMEM;
 	th->batches[th->nbatches - 1].compact = true;
+	th->may_change = true;
 	th->batches[th->nbatches - 1].len = len;
 	return 0;
 }

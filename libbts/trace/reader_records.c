@@ -65,11 +65,16 @@ int bts_rec_iter_next(struct bts_rec_iter *it, struct ptbts_record *rec)
 
 			if (b->compact)
 				return next_compact(it, th, rec);
-			err = bts_reader_check_batch(it->trace, it->thread, it->batch);
-			if (err) {
-				/* As next_compact(): a loop on the result ends. */
-				it->batch = th->nbatches;
-				return err;
+			/* Once a batch: its records are read in one go. */
+			if (it->checked != it->batch + 1) {
+				err = bts_reader_check_batch(it->trace, it->thread,
+							     it->batch);
+				if (err) {
+					/* As next_compact(): a loop on the result ends. */
+					it->batch = th->nbatches;
+					return err;
+				}
+				it->checked = it->batch + 1;
 			}
 			/* memcpy: a buffer given to open_mem may be unaligned. */
 			bts_chunk_load(rec, it->trace->buf + b->off +
