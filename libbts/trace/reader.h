@@ -118,6 +118,7 @@ struct bts_trace {
 		size_t thread, batch;
 	} checked[4];			/* raw batches checked lately */
 	unsigned int next_checked;
+	uintptr_t drop_lo, drop_hi;	/* pages waiting for bts_reader_drop() */
 };
 
 /* The space the decoder reads for @p. */

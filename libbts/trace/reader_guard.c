@@ -127,8 +127,23 @@ int bts_reader_check_batch(const struct bts_trace *tc, size_t thread,
  */
 #define FAULT_AROUND	(64u << 10)
 
-void bts_reader_drop(const struct bts_trace *t, size_t off, size_t len)
+/*
+ * Pages are given back a megabyte at a time: a madvise flushes the TLB,
+ * which costs far more than the few kilobytes of one compact chunk.
+ */
+#define DROP_BATCH	(1u << 20)
+
+static void drop_pending(struct bts_trace *t)
 {
+	if (t->drop_hi > t->drop_lo)
+		madvise((void *)t->drop_lo, t->drop_hi - t->drop_lo, MADV_DONTNEED);
+	t->drop_lo = t->drop_hi = 0;
+}
+
+void bts_reader_drop(const struct bts_trace *tc, size_t off, size_t len)
+{
+	/* Like the batches checked: a part of the trace that reading changes. */
+	struct bts_trace *t = (struct bts_trace *)tc;
 	static size_t page;
 	uintptr_t lo, hi;
 
@@ -143,5 +158,14 @@ void bts_reader_drop(const struct bts_trace *t, size_t off, size_t len)
 	lo &= ~(uintptr_t)(page - 1);
 	hi = (hi + page - 1) & ~(uintptr_t)(page - 1);
 	/* A private mapping never written: dropped pages read back from the file. */
-	madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	if (t->drop_hi && lo <= t->drop_hi && hi >= t->drop_lo) {
+		t->drop_lo = lo < t->drop_lo ? lo : t->drop_lo;
+		t->drop_hi = hi > t->drop_hi ? hi : t->drop_hi;
+	} else {
+		drop_pending(t);
+		t->drop_lo = lo;
+		t->drop_hi = hi;
+	}
+	if (t->drop_hi - t->drop_lo >= DROP_BATCH)
+		drop_pending(t);
 }
