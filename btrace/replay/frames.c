@@ -28,20 +28,14 @@ static void add(struct frame_list *l, int kind, uint64_t pc)
 }
 
 /*
- * The frames open at @pos from depth[pos] down to @floor, walking back to
- * the instruction that entered each; frames the history does not reach
- * back to are unknown.
+ * The frames below level @cur, walking back from instruction @q to the
+ * instruction that entered each, down to @floor; returns the level
+ * reached.  Stops once @l is full.
  */
-static void history_frames(const struct replay_history *h, uint64_t pos,
-			   int32_t floor, struct frame_list *l)
+static int32_t walk_back(const struct replay_history *h, uint64_t q,
+			 int32_t cur, int32_t floor, struct frame_list *l)
 {
-	int32_t cur = replay_insn(h, pos)->depth;
-
-	if (replay_insn(h, pos)->iclass == BTS_ICLASS_GAP)
-		add(l, FRAME_GAP, 0);
-	else
-		add(l, FRAME_PC, replay_insn(h, pos)->ip);
-	for (uint64_t q = pos - 1; q >= 1 && cur > floor; q--) {
+	for (; q >= 1 && cur > floor && l->n < l->max; q--) {
 		const struct replay_insn *in = replay_insn(h, q);
 
 		if (in->depth >= cur)
@@ -55,6 +49,24 @@ static void history_frames(const struct replay_history *h, uint64_t pos,
 			add(l, FRAME_SIGNAL, 0);
 		add(l, signal ? FRAME_PC : FRAME_RETURN, in->ip + in->size);
 	}
+	return cur;
+}
+
+/*
+ * The frames open at @pos from depth[pos] down to @floor, walking back to
+ * the instruction that entered each; frames the history does not reach
+ * back to are unknown.
+ */
+static void history_frames(const struct replay_history *h, uint64_t pos,
+			   int32_t floor, struct frame_list *l)
+{
+	int32_t cur = replay_insn(h, pos)->depth;
+
+	if (replay_insn(h, pos)->iclass == BTS_ICLASS_GAP)
+		add(l, FRAME_GAP, 0);
+	else
+		add(l, FRAME_PC, replay_insn(h, pos)->ip);
+	cur = walk_back(h, pos - 1, cur, floor, l);
 	if (floor == INT32_MIN)
 		return;
 	for (; cur > floor; cur--)
@@ -65,7 +77,7 @@ static void history_frames(const struct replay_history *h, uint64_t pos,
 struct open_stack {
 	struct replay_frame *v;
 	size_t n, cap;
-	bool cut;	/* the point kept its innermost sites only */
+	bool cut;	/* the point kept only the innermost of its sites */
 	bool lost;	/* a return uncovered a frame the point did not keep */
 	bool nomem;
 };
@@ -150,9 +162,10 @@ static void open_step(void *arg, uint64_t q, const struct replay_insn *in)
 /*
  * The frames open at @pos from the index point before it: its return
  * sites, then the calls and returns from there to @pos, so that only
- * those instructions are decoded, not the history before them.  False
- * when the point cannot tell (an index that counts depth otherwise, a
- * return below the sites it kept, no memory): the walk back decides.
+ * those instructions are decoded, not the history before them; a stack
+ * deeper than the point kept is walked back for the rest.  False when the
+ * point cannot tell (an index that counts depth otherwise, a return below
+ * the sites it kept, no memory): the walk back decides.
  */
 static bool point_frames(const struct replay_history *h, uint64_t pos,
 			 struct frame_list *l)
@@ -160,11 +173,12 @@ static bool point_frames(const struct replay_history *h, uint64_t pos,
 	struct open_scan sc = { .pos = pos };
 	struct open_stack *s = &sc.s;
 	struct bts_index_point pt;
+	int32_t low;
 	bool ok;
 
-	if (!replay_history_point(h, pos, &pt))
+	if (!replay_history_point(h, pos, &pt, &low))
 		return false;
-	s->cut = pt.nsites == BTS_INDEX_SITES;
+	s->cut = (int64_t)pt.nsites < pt.depth - low;
 	for (size_t i = pt.nsites; i-- > 0;)
 		open_push(s, site_kind(pt.sites, i), pt.sites[i]);
 	/* Past the start, where the instruction before the point ended is
@@ -184,6 +198,10 @@ static bool point_frames(const struct replay_history *h, uint64_t pos,
 			add(l, FRAME_PC, sc.here.ip);
 		for (size_t i = s->n; i-- > 0 && l->n < l->max;)
 			add(l, s->v[i].kind, s->v[i].pc);
+		/* Deeper than the point kept: the older frames, walking back. */
+		if (s->cut)
+			walk_back(h, pt.entry, sc.here.depth - (int32_t)s->n,
+				  low, l);
 	}
 	free(s->v);
 	return ok;

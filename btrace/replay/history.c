@@ -59,20 +59,27 @@ static int count(struct replay_history *h)
 	size_t np = bts_index_npoints(w->ix), k = 0;
 	struct bts_insn_entry e;
 	struct bts_index_point pt;
-	int32_t carry = 0;
+	int32_t carry = 0, low = 0;
 	int ret;
 
 	w->carry = calloc(np, sizeof(*w->carry));
-	if (!w->carry)
+	w->low = calloc(np, sizeof(*w->low));
+	if (!w->carry || !w->low)
 		return -BTS_E_NOMEM;
 	while ((ret = bts_insn_next(w->d, &e, sizeof(e))) > 0) {
 		int32_t depth = depth_of(&e, &carry);
 
+		if (depth < low)
+			low = depth;
+		if (carry < low)
+			low = carry;
 		if (e.index - 1 < w->cap)
 			keep(&w->v[w->count++], &e, depth);
 		for (; k < np && bts_index_point(w->ix, k, &pt, sizeof(pt)) == 0 &&
-		       pt.entry <= e.index; k++)
+		       pt.entry <= e.index; k++) {
 			w->carry[k] = pt.entry == e.index ? carry : 0;
+			w->low[k] = pt.entry == e.index ? low : 0;
+		}
 		h->n = e.index;
 	}
 	return ret;
@@ -120,6 +127,7 @@ void replay_history_free(struct replay_history *h)
 		bts_insn_decoder_free(h->w->d);
 		bts_index_free(h->w->ix);
 		free(h->w->carry);
+		free(h->w->low);
 		free(h->w->v);
 		free(h->w);
 	}
@@ -232,13 +240,14 @@ int replay_history_scan(const struct replay_history *h, uint64_t from,
 }
 
 bool replay_history_point(const struct replay_history *h, uint64_t n,
-			  struct bts_index_point *pt)
+			  struct bts_index_point *pt, int32_t *low)
 {
 	const struct replay_window *w = h->w;
 	size_t p = bts_index_find(w->ix, n);
 
 	if (bts_index_point(w->ix, p, pt, sizeof(*pt)))
 		return false;
+	*low = w->low[p];
 	return pt->depth == w->carry[p];
 }
 

@@ -37,6 +37,7 @@ struct replay_window {
 	struct bts_insn_decoder *d;
 	struct bts_index *ix;
 	int32_t *carry;		/* per index point: the depth going into it */
+	int32_t *low;		/* and the lowest depth before it (<= 0) */
 	uint64_t next;		/* the entry @d hands out next; 0: unknown */
 	int32_t next_carry;	/* the depth going into it */
 	uint64_t decoded;	/* entries decoded again since the load */
@@ -77,12 +78,14 @@ replay_insn(const struct replay_history *h, uint64_t n)
 
 /*
  * The point of the index before instruction @n (its entry < @n, or the
- * start): into *@pt, with the depth going into it as this history counts
- * it.  False when the index counts depth otherwise there (one written by
- * an older btrace): its return sites are no use then.
+ * start): into *@pt, and the lowest depth the history reached before it
+ * into *@low: the frames open there whose calls the history holds are
+ * pt->depth - *low, of which the point keeps the innermost.  False when
+ * the index counts depth otherwise there (one written by an older
+ * btrace): its return sites are no use then.
  */
 bool replay_history_point(const struct replay_history *h, uint64_t n,
-			  struct bts_index_point *pt);
+			  struct bts_index_point *pt, int32_t *low);
 
 /*
  * Calls @fn with instructions @from to @to (@to <= h->n) in turn, decoded

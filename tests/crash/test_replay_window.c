@@ -15,6 +15,7 @@
 
 #include <bts.h>
 
+#include "btrace_run.h"
 #include "test_replay.h"
 
 /* Window edges (16, 17, 32, 33), far jumps both ways, bt at each. */
@@ -157,6 +158,53 @@ TEST(replay_window, a_window_below_16_is_16)
 	free(a);
 	free(b);
 	harness_cmd_free(&rec);
+	free(btr);
+}
+
+/* Into a handler and out, backtraces inside it and around it. */
+static const char in_signal[] =
+	"goto begin\n"
+	"break on_usr2\n"
+	"continue\n"
+	"bt\n"
+	"stepi 3\n"
+	"bt\n"
+	"break done\n"
+	"continue\n"
+	"bt\n"
+	"reverse-stepi 30\n"
+	"bt\n"
+	"reverse-stepi 30\n"
+	"bt\n"
+	"reverse-stepi 30\n"
+	"bt\n";
+
+/*
+ * A signal's frames from the index: with a point every 2 records, some
+ * inside the handler, bt shows the handler, the signal frame and the
+ * interrupted code as the whole history does.
+ */
+TEST(replay_window, signal_frames_come_from_the_points_inside_a_handler)
+{
+	struct bts_index_opts o = { .sz = sizeof(o), .interval = 2 };
+	char *btr = harness_path(harness_tmpdir(), "signal.btr");
+	char *prog = PROG_PATH("gdb-signal");
+	const char *args[] = { "record", "--no-index", "-o", btr, "--", prog, NULL };
+	struct harness_cmd rec;
+	char *whole, *small;
+
+	/* Its exit status is the program's: not what is tested here. */
+	harness_btrace_argv(&rec, 120, args);
+	ASSERT_TRUE(strstr(rec.err, "recorded 1 thread") != NULL);
+	whole = replay_out(btr, in_signal, "10000000");
+	ASSERT_EQ(bts_trace_index_file(btr, &o), 0);
+	small = replay_out(btr, in_signal, "16");
+	EXPECT_STREQ(small, whole);
+	EXPECT_TRUE(strstr(whole, "#1  <signal handler called>\n#2  0x") != NULL);
+	free(small);
+	free(whole);
+	harness_cmd_free(&rec);
+	free(prog);
 	free(btr);
 }
 
