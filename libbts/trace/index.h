@@ -24,6 +24,7 @@ struct index_point {
 struct bts_index {
 	pid_t tid;
 	bool from_file;
+	bool borrowed;		/* @points and @sites are the trace's */
 	uint32_t stack_max;
 	uint64_t interval, records, entries;
 	struct index_point *points;
@@ -33,7 +34,11 @@ struct bts_index {
 };
 
 void bts_index_release(struct bts_index *ix);
-/* A copy of @ix, or NULL when memory ran out. */
+/*
+ * A copy of @ix that shares its points and sites (@ix, the trace's, lives
+ * as long as the trace, which outlives its copies), or NULL when memory
+ * ran out.
+ */
 struct bts_index *bts_index_copy(const struct bts_index *ix);
 
 #endif /* BTS_TRACE_INDEX_H */

@@ -21,8 +21,10 @@ void bts_index_release(struct bts_index *ix)
 {
 	if (!ix)
 		return;
-	free(ix->points);
-	free(ix->sites);
+	if (!ix->borrowed) {
+		free(ix->points);
+		free(ix->sites);
+	}
 	free(ix);
 }
 
@@ -33,17 +35,7 @@ struct bts_index *bts_index_copy(const struct bts_index *ix)
 	if (!c)
 		return NULL;
 	*c = *ix;
-	c->cappoints = c->npoints;
-	c->capsites = c->nsites;
-	c->points = malloc(c->npoints * sizeof(*c->points));
-	c->sites = malloc((c->nsites ? c->nsites : 1) * sizeof(*c->sites));
-	if (!c->points || !c->sites) {
-		c->nsites = 0;
-		bts_index_release(c);
-		return NULL;
-	}
-	memcpy(c->points, ix->points, c->npoints * sizeof(*c->points));
-	memcpy(c->sites, ix->sites, c->nsites * sizeof(*c->sites));
+	c->borrowed = true;
 	return c;
 }
 
