@@ -28,7 +28,7 @@ uint32_t pq_mode;
 uint64_t pq_budget;
 bool pq_i386;
 
-static __thread struct pq_thread self;
+__thread struct pq_thread pq_me __attribute__((tls_model("initial-exec")));
 
 static void forked_child(void);
 
@@ -129,7 +129,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 
 /* ------------------------------------------------------------ threads */
 
-static void find_ring(struct pq_thread *me)
+void pq_find_ring(struct pq_thread *me)
 {
 	uint32_t i, n = __atomic_load_n(&pq_dir->nentries, __ATOMIC_ACQUIRE);
 	pid_t tid = (pid_t)syscall(SYS_gettid);
@@ -155,17 +155,7 @@ static void find_ring(struct pq_thread *me)
 	me->nslots = me->ring->nslots;
 	me->wakeup = me->ring->wakeup;
 	me->count = 0;
-}
-
-struct pq_thread *pq_self(void)
-{
-	struct pq_thread *me = &self;
-
-	if (!me->looked) {
-		me->looked = true;
-		find_ring(me);
-	}
-	return me;
+	me->slot = 0;
 }
 
 /*
@@ -175,9 +165,9 @@ struct pq_thread *pq_self(void)
  */
 static void forked_child(void)
 {
-	self.looked = false;
-	self.ring = NULL;
-	self.cur = NULL;
+	pq_me.looked = false;
+	pq_me.ring = NULL;
+	pq_me.cur = NULL;
 }
 
 const void *pq_g2h(uint64_t addr)

@@ -32,6 +32,7 @@ struct pq_thread {
 	struct ptbts_qu_ring *ring;	/* NULL: nothing recorded */
 	struct ptbts_record *recs;
 	uint64_t nslots, count, wakeup;
+	uint64_t slot;			/* count % nslots, kept: no division */
 
 	const struct pq_block *cur;	/* the block entered last */
 	uint64_t cur_base;		/* its counter then */
@@ -45,8 +46,25 @@ extern int pq_memfd, pq_evfd;
 extern uint32_t pq_mode;
 extern uint64_t pq_budget;	/* the directory's @budget, read once */
 extern bool pq_i386;		/* in qemu-i386: the guest runs i386 code */
+/*
+ * The calling thread's state.  Read per block: initial-exec, not a call
+ * of __tls_get_addr each time (glibc keeps room in the static TLS for a
+ * small dlopen'ed object's).
+ */
+extern __thread struct pq_thread pq_me __attribute__((tls_model("initial-exec")));
+void pq_find_ring(struct pq_thread *me);
+
 /* The calling thread's state, its ring looked up on first use. */
-struct pq_thread *pq_self(void);
+static inline struct pq_thread *pq_self(void)
+{
+	struct pq_thread *me = &pq_me;
+
+	if (__builtin_expect(!me->looked, 0)) {
+		me->looked = true;
+		pq_find_ring(me);
+	}
+	return me;
+}
 /* A guest address as QEMU's own memory (qemu-user: guest_base added). */
 const void *pq_g2h(uint64_t addr);
 /* @addr is the entry of a handler the guest installed (rt_sigaction). */

@@ -68,29 +68,36 @@ static void __attribute__((noreturn)) wait_cut(void)
 void pq_put(struct pq_thread *me, uint64_t from, uint64_t to, int kind)
 {
 	struct ptbts_record *rec;
-	uint64_t n = 0;
+	uint64_t n = 0, left = 0;
 
 	if (pq_budget) {
 		n = __atomic_add_fetch(&pq_dir->taken, 1, __ATOMIC_SEQ_CST);
 		if (n > pq_budget)
 			wait_cut();
 	}
-	if (pq_mode != PTBTS_MODE_RING && unread(me) >= me->nslots) {
-		if (pq_mode == PTBTS_MODE_STOP) {
-			__atomic_store_n(&me->ring->lost, me->ring->lost + 1,
-					 __ATOMIC_RELAXED);
-			return;
+	if (pq_mode != PTBTS_MODE_RING) {
+		left = unread(me);
+		if (left >= me->nslots) {
+			if (pq_mode == PTBTS_MODE_STOP) {
+				__atomic_store_n(&me->ring->lost, me->ring->lost + 1,
+						 __ATOMIC_RELAXED);
+				return;
+			}
+			wait_room(me);
+			left = unread(me);
 		}
-		wait_room(me);
 	}
-	rec = &me->recs[me->count % me->nslots];
+	rec = &me->recs[me->slot];
 	rec->from = from;
 	rec->to = to;
 	rec->flags = PTBTS_MKKIND(kind);
 	me->count++;
+	if (++me->slot == me->nslots)
+		me->slot = 0;
 	__atomic_store_n(&me->ring->count, me->count, __ATOMIC_RELEASE);
 	if (pq_budget && n == pq_budget)
 		wait_cut();
-	if (pq_mode == PTBTS_MODE_BLOCK && unread(me) == me->wakeup)
+	/* The tail read before the record: the tracer only moves it on. */
+	if (pq_mode == PTBTS_MODE_BLOCK && left + 1 == me->wakeup)
 		wake_tracer();
 }
