@@ -144,6 +144,7 @@ $(O)/progs/i386-%: tests/progs/i386-%.c
 $(O)/progs/i386-libc: tests/progs/oracle-libc.c
 # These include their 64-bit program's C file.
 $(O)/progs/i386-core: tests/progs/speed-core.c
+$(O)/progs/i386-crash-deep: tests/progs/crash-deep.c
 $(O)/progs/i386-skip-qsort: tests/progs/skip-qsort.c
 
 progs: $(PROGS)

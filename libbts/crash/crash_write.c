@@ -133,15 +133,12 @@ static int write_thread_state(struct bts_session *s, struct bts_writer *w,
 		memcpy(&th.regs, &regs, sizeof(th.regs));
 		th.has_regs = true;
 	}
-	if (!(s->ops->caps & BTS_SRC_GUEST))
+	if (s->ops->unwind)
+		th.nframes = s->ops->unwind(s, u, frames, BTS_CRASH_MAX_FRAMES,
+					    why, sizeof(why));
+	else
 		th.nframes = bts_unwind_thread(u->tid, frames, BTS_CRASH_MAX_FRAMES,
 					       why, sizeof(why));
-	else if (th.has_regs)
-		th.nframes = bts_unwind_regs(u->tid, &regs, frames,
-					     BTS_CRASH_MAX_FRAMES, why, sizeof(why));
-	else	/* ptrace shows the emulator's registers, not its guest's */
-		snprintf(why, sizeof(why), "the emulator gave no registers of "
-			 "this thread");
 	th.frames = frames;
 	th.unwind_error = why[0] ? why : NULL;
 	return bts_writer_crash_thread(w, pid, &th);

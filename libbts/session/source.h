@@ -25,6 +25,7 @@
 struct bts_session;
 struct bts_thread;
 struct bts_stop_event;
+struct bts_frame;
 
 /* What a source can do, or needs. */
 enum {
@@ -152,6 +153,14 @@ struct bts_source_ops {
 	 */
 	int (*getregs)(struct bts_session *s, struct bts_thread *t,
 		       struct user_regs_struct *r);
+	/*
+	 * At a crash: @t's stack as the program has it into @frames (at
+	 * most @max), *@why saying why it stopped early (or "").  NULL:
+	 * unwound through ptrace, from the registers ptrace shows.
+	 */
+	size_t (*unwind)(struct bts_session *s, struct bts_thread *t,
+			 struct bts_frame *frames, size_t max, char *why,
+			 size_t whylen);
 };
 
 #endif /* BTS_SOURCE_H */

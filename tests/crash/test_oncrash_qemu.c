@@ -5,6 +5,8 @@
  * itself.  The crash trace has the guest's fault (not QEMU's kill), the
  * guest's registers from that core, the stack unwound from them, the
  * records that lead to the crash, and no core file is left behind.
+ * i386-crash-deep, the same program built -m32, dies inside qemu-i386:
+ * its stack is unwound from the i386 guest core.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -24,33 +26,36 @@ struct qcrash {
 	const struct bts_crash_info *ci;
 	const struct bts_crash_thread *th;	/* the crashed thread's */
 	char *prog;
+	const char *name;	/* the program's file name */
 };
 
 /*
  * In the test's directory (where QEMU writes its core):
- * btrace record --on-crash --source qemu-user -o DIR/%e.%p.btr crash-deep [ARG].
+ * btrace record --on-crash --source qemu-user -o DIR/%e.%p.btr PROG [ARG].
  */
-static void run_qemu_crash(const char *arg, struct qcrash *r)
+static void run_qemu_crash(const char *prog, const char *arg, struct qcrash *r)
 {
-	char pattern[4096], cwd[4096];
+	char pattern[4096], cwd[4096], prefix[64];
 	const char *bt_args[] = { "--on-crash", "--source", "qemu-user", "-o",
 				  pattern, NULL };
 	const char *args[] = { arg, NULL };
 
 	memset(r, 0, sizeof(*r));
-	r->prog = PROG_PATH("crash-deep");
+	r->name = prog;
+	r->prog = PROG_PATH(prog);
 	snprintf(pattern, sizeof(pattern), "%s/%%e.%%p.btr", harness_tmpdir());
+	snprintf(prefix, sizeof(prefix), "%s.", prog);
 	ASSERT_TRUE(getcwd(cwd, sizeof(cwd)) != NULL);
 	ASSERT_EQ(chdir(harness_tmpdir()), 0);
-	crash_btrace(bt_args, "crash-deep", args, &r->cmd);
+	crash_btrace(bt_args, prog, args, &r->cmd);
 	ASSERT_EQ(chdir(cwd), 0);
 	EXPECT_EQ(harness_exit_code(&r->cmd), 128 + SIGSEGV);
-	r->file = crash_find_file(harness_tmpdir(), "crash-deep.");
+	r->file = crash_find_file(harness_tmpdir(), prefix);
 	if (!r->file)
 		FAIL("no crash file in %s; stderr: %s", harness_tmpdir(), r->cmd.err);
 	/* The crash trace, and no core file of QEMU's beside it. */
 	EXPECT_EQ(crash_count_files(harness_tmpdir()), 1);
-	r->pid = (pid_t)atoi(strrchr(r->file, '/') + 1 + strlen("crash-deep."));
+	r->pid = (pid_t)atoi(strrchr(r->file, '/') + 1 + strlen(prefix));
 	ASSERT_EQ(bts_trace_new(r->file, &r->t), 0);
 	ASSERT_EQ(bts_trace_crashed(r->t), r->pid);
 	r->ci = bts_trace_crash(r->t, r->pid);
@@ -69,8 +74,13 @@ static void free_qemu_crash(struct qcrash *r)
 	harness_cmd_free(&r->cmd);
 }
 
-/* What both runs share: btrace's line, the guest's fault, the records. */
-static void expect_guest_fault(const struct qcrash *r)
+/*
+ * What every run shares: btrace's line naming @qemu, the guest's fault
+ * (@code: qemu-i386 reserves the guest's 4 GiB, so that an unmapped
+ * address is one of QEMU's pages without access), the records.
+ */
+static void expect_guest_fault(const struct qcrash *r, const char *qemu,
+			       int code)
 {
 	static const char *const calls[] = {
 		"main", "level1", "level1", "level2", "level2", "level3",
@@ -84,14 +94,14 @@ static void expect_guest_fault(const struct qcrash *r)
 	 * QEMU's own line comes first: btrace's is the last, naming the
 	 * process's executable, QEMU (the trace's name is the program's).
 	 */
-	snprintf(want, sizeof(want), "btrace: process %d (qemu-x86_64) crashed "
-		 "with SIGSEGV: crash trace in %s\n", (int)r->pid, r->file);
+	snprintf(want, sizeof(want), "btrace: process %d (%s) crashed "
+		 "with SIGSEGV: crash trace in %s\n", (int)r->pid, qemu, r->file);
 	EXPECT_TRUE(strlen(r->cmd.err) >= strlen(want) &&
 		    !strcmp(r->cmd.err + strlen(r->cmd.err) - strlen(want), want));
 	EXPECT_EQ(bts_trace_info(r->t)->mode, PTBTS_MODE_RING);
 	EXPECT_STREQ(bts_trace_process(r->t, 0)->exe, r->prog);
 	EXPECT_EQ(r->ci->signo, SIGSEGV);
-	EXPECT_EQ(r->ci->code, SEGV_MAPERR);
+	EXPECT_EQ(r->ci->code, code);
 	EXPECT_EQ(r->ci->addr, 0x10u);
 	/* The guest's thread, whichever of QEMU's threads took QEMU's kill. */
 	EXPECT_EQ(r->ci->tid, r->pid);
@@ -115,7 +125,7 @@ static const char *frame_fn(const struct qcrash *r, size_t i)
 }
 
 /* btrace report's backtrace: #0 to #3, level3 up to main. */
-static void expect_report_frames(const char *file)
+static void expect_report_frames(const char *file, const char *code)
 {
 	static const char *const funcs[] = { "level3", "level2", "level1", "main" };
 	char *bt = BTRACE_PATH(), *argv[] = { bt, "report", (char *)file, NULL };
@@ -125,8 +135,9 @@ static void expect_report_frames(const char *file)
 
 	ASSERT_EQ(harness_run(argv, CRASH_LIMIT_S, &cmd), 0);
 	EXPECT_EQ(harness_exit_code(&cmd), 0);
-	EXPECT_TRUE(strstr(cmd.out, "killed by signal SIGSEGV (Segmentation "
-			   "fault), SEGV_MAPERR, fault address 0x10.") != NULL);
+	snprintf(want, sizeof(want), "fault), %s, fault address 0x10.", code);
+	EXPECT_TRUE(strstr(cmd.out, "killed by signal SIGSEGV (Segmentation ") &&
+		    strstr(cmd.out, want) != NULL);
 	p = strstr(cmd.out, "\nBacktrace:\n");
 	ASSERT_TRUE(p != NULL);
 	for (size_t i = 0; i < 4; i++) {
@@ -145,22 +156,29 @@ static void expect_report_frames(const char *file)
 	free(bt);
 }
 
+/* The guest's registers, and its stack unwound from them: main to level3. */
+static void expect_frames(const struct qcrash *r)
+{
+	ASSERT_TRUE(r->th->has_regs);
+	ASSERT_GE(r->th->nframes, 4u);
+	EXPECT_EQ(r->th->frames[0].pc, r->th->regs.rip);
+	EXPECT_EQ(r->th->frames[0].sp, r->th->regs.rsp);
+	EXPECT_EQ(r->th->frames[0].flags, 0u);
+	EXPECT_STREQ(frame_fn(r, 0), "level3");
+	EXPECT_STREQ(frame_fn(r, 1), "level2");
+	EXPECT_STREQ(frame_fn(r, 2), "level1");
+	EXPECT_STREQ(frame_fn(r, 3), "main");
+	EXPECT_TRUE(r->th->unwind_error == NULL);
+}
+
 TEST(oncrash_qemu, registers_and_frames_from_the_guest_core)
 {
 	struct qcrash r;
 
-	run_qemu_crash("keep-core", &r);
-	expect_guest_fault(&r);
-	ASSERT_TRUE(r.th->has_regs);
-	ASSERT_GE(r.th->nframes, 4u);
-	EXPECT_EQ(r.th->frames[0].pc, r.th->regs.rip);
-	EXPECT_EQ(r.th->frames[0].sp, r.th->regs.rsp);
-	EXPECT_STREQ(frame_fn(&r, 0), "level3");
-	EXPECT_STREQ(frame_fn(&r, 1), "level2");
-	EXPECT_STREQ(frame_fn(&r, 2), "level1");
-	EXPECT_STREQ(frame_fn(&r, 3), "main");
-	EXPECT_TRUE(r.th->unwind_error == NULL);
-	expect_report_frames(r.file);
+	run_qemu_crash("crash-deep", "keep-core", &r);
+	expect_guest_fault(&r, "qemu-x86_64", SEGV_MAPERR);
+	expect_frames(&r);
+	expect_report_frames(r.file, "SEGV_MAPERR");
 	free_qemu_crash(&r);
 }
 
@@ -169,8 +187,8 @@ TEST(oncrash_qemu, no_guest_core_no_registers_said_so)
 {
 	struct qcrash r;
 
-	run_qemu_crash(NULL, &r);
-	expect_guest_fault(&r);
+	run_qemu_crash("crash-deep", NULL, &r);
+	expect_guest_fault(&r, "qemu-x86_64", SEGV_MAPERR);
 	EXPECT_FALSE(r.th->has_regs);
 	EXPECT_EQ(r.th->nframes, 0u);
 	EXPECT_STREQ(r.th->unwind_error,
@@ -178,14 +196,22 @@ TEST(oncrash_qemu, no_guest_core_no_registers_said_so)
 	free_qemu_crash(&r);
 }
 
-TEST(oncrash_qemu, i386_programs_are_refused)
+/*
+ * An i386 guest: its registers (i386's, in the x86-64 layout, as ptrace
+ * shows a 32-bit process's) and its stack from the i386 core.
+ */
+TEST(oncrash_qemu, i386_registers_and_frames_from_the_guest_core)
 {
-	const char *args[] = { "--on-crash", "--source", "qemu-user", NULL };
-	struct harness_cmd c;
+	struct qcrash r;
 
-	crash_btrace(args, "i386-ksig", NULL, &c);
-	EXPECT_EQ(harness_exit_code(&c), 125);
-	EXPECT_STREQ(c.err, "btrace: record: branch source not available "
-		     "(qemu-user: --on-crash records x86-64 programs only)\n");
-	harness_cmd_free(&c);
+	run_qemu_crash("i386-crash-deep", "keep-core", &r);
+	expect_guest_fault(&r, "qemu-i386", SEGV_ACCERR);
+	expect_frames(&r);
+	/* level3's store: movl $42, (%eax), %eax its argument */
+	EXPECT_EQ(r.th->regs.rax, 0x10u);
+	EXPECT_LT(r.th->regs.rsp, 1ull << 32);
+	for (size_t i = 1; i < 4; i++)
+		EXPECT_EQ(r.th->frames[i - 1].cfa, r.th->frames[i].sp);
+	expect_report_frames(r.file, "SEGV_ACCERR");
+	free_qemu_crash(&r);
 }

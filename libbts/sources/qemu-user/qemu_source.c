@@ -73,6 +73,7 @@ static void qemu_close(struct bts_session *s)
 	if (q->argv)
 		free(q->argv[4]);
 	free(q->argv);
+	bts_qemu_drop_regs(q);
 	free(q->regs);
 	free(q);
 	s->src = NULL;
@@ -144,10 +145,6 @@ static int pick_emulator(struct bts_session *s, const char *path)
 
 	if (i386 <= 0)
 		return i386;
-	/* libunwind here unwinds x86-64 stacks only. */
-	if (s->on_crash)
-		return bts_fail(BTS_E_NOSOURCE, "qemu-user: --on-crash records "
-				"x86-64 programs only");
 	if (!bts_qemu_find_emulator(true, q->qemu, sizeof(q->qemu), why,
 				    sizeof(why)))
 		return bts_fail(BTS_E_NOSOURCE, "qemu-user: %s", why);
@@ -301,4 +298,5 @@ const struct bts_source_ops bts_qemu_user_ops = {
 	.signal = bts_qemu_signal,
 	.crash = bts_qemu_crash,
 	.getregs = bts_qemu_getregs,
+	.unwind = bts_qemu_unwind,
 };

@@ -11,6 +11,7 @@
  *                the source's operations (bts_qemu_user_ops)
  * qemu_ring.c    one thread's ring: given, read, acknowledged, taken back
  * qemu_crash.c   a crash's registers, from the guest core QEMU writes
+ * qemu_unwind32.c  an i386 guest's stacks, from that core (libdwfl)
  * qemu_maps.c    which of QEMU's mappings are the guest's code
  */
 #ifndef BTS_QEMU_USER_H
@@ -23,6 +24,8 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
+#include <libelf.h>
+
 #include "internal.h"
 #include "sources/qemu-user/qemu_abi.h"
 #include "sources/producer/ready_wait.h"
@@ -31,10 +34,17 @@ struct bts_session;
 struct bts_thread;
 struct bts_stop_event;
 
-/* A guest thread's registers, from the guest core (qemu_crash.c). */
+/*
+ * A guest thread's registers, from the guest core (qemu_crash.c); an i386
+ * guest's stack too, unwound from that core (qemu_unwind32.c).
+ */
 struct bts_qemu_regs {
 	pid_t tid;
-	struct user_regs_struct regs;
+	struct user_regs_struct regs;	/* an i386 guest's zero-extended */
+	bool unwound;			/* @frames and @why are the stack */
+	struct bts_frame *frames;
+	size_t nframes;
+	char why[160];			/* why it stopped early, or "" */
 };
 
 /* A signal-delivery-stop of a thread of QEMU's. */
@@ -124,6 +134,15 @@ struct bts_thread *bts_qemu_crash(struct bts_session *s, struct bts_thread *t,
 /* The guest's registers of @t, from its core: 0, or -ENODATA. */
 int bts_qemu_getregs(struct bts_session *s, struct bts_thread *t,
 		     struct user_regs_struct *r);
+/* The guest's stack of @t (bts_source_ops.unwind). */
+size_t bts_qemu_unwind(struct bts_session *s, struct bts_thread *t,
+		       struct bts_frame *frames, size_t max, char *why,
+		       size_t whylen);
+/* The registers and stacks of a crash are gone. */
+void bts_qemu_drop_regs(struct bts_qemu *q);
+
+/* qemu_unwind32.c: every thread of @q->regs unwound from @core. */
+void bts_qemu_unwind_core32(struct bts_qemu *q, Elf *core, const char *exe);
 
 /* qemu_maps.c: whether QEMU's mapping is code of the guest's. */
 bool bts_qemu_map_code(pid_t pid, const char *perms, const char *path,
