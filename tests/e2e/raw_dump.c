@@ -136,6 +136,24 @@ const struct raw_thread *raw_dump_thread(const struct raw_dump *d, int tid)
 	return NULL;
 }
 
+const struct raw_thread *raw_only_thread(const struct raw_dump *d,
+					 size_t *index)
+{
+	const struct raw_thread *t = NULL;
+
+	for (size_t i = 0; i < d->n; i++) {
+		if (!d->threads[i].n && !d->threads[i].nmarkers)
+			continue;
+		if (t)
+			FAIL("more than one thread with records");
+		t = &d->threads[i];
+		*index = i;
+	}
+	if (!t)
+		FAIL("no thread with records");
+	return t;
+}
+
 void raw_summary_parse(const char *err, struct raw_summary *s)
 {
 	const char *p = strstr(err, "btrace: recorded ");

@@ -40,6 +40,13 @@ void raw_dump_parse(const char *text, struct raw_dump *d);
 void raw_dump_free(struct raw_dump *d);
 /* The section of @tid, or NULL. */
 const struct raw_thread *raw_dump_thread(const struct raw_dump *d, int tid);
+/*
+ * The one thread of @d with records or markers (a qemu-user trace: QEMU's
+ * own thread has none), its index into *@index; fails the test when
+ * there is not exactly one.
+ */
+const struct raw_thread *raw_only_thread(const struct raw_dump *d,
+					 size_t *index);
 
 /* "btrace: recorded T threads, R records, L lost (SOURCE) to FILE" */
 struct raw_summary {

@@ -78,25 +78,6 @@ static int ksig_kind(size_t i)
 	}
 }
 
-/* The one thread with records (QEMU's own thread has none). */
-static const struct raw_thread *guest_thread(const struct raw_dump *d,
-					     size_t *index)
-{
-	const struct raw_thread *t = NULL;
-
-	for (size_t i = 0; i < d->n; i++) {
-		if (!d->threads[i].n && !d->threads[i].nmarkers)
-			continue;
-		if (t)
-			FAIL("more than one thread with records");
-		t = &d->threads[i];
-		*index = i;
-	}
-	if (!t)
-		FAIL("no thread with records");
-	return t;
-}
-
 TEST(qemu_i386, ksig_exact_sequence)
 {
 	char *prog = PROG_PATH("i386-ksig"), *btr, *insns;
@@ -113,7 +94,7 @@ TEST(qemu_i386, ksig_exact_sequence)
 		raw_labels_add(&l, places[i].name,
 			       raw_label(&l, places[i].sym) + places[i].off);
 	raw_dump_load(btr, &d);
-	t = guest_thread(&d, &ti);
+	t = raw_only_thread(&d, &ti);
 	EXPECT_EQ(t->nmarkers, (size_t)0);
 	/* From the program's first branch to its last: nothing else. */
 	raw_expect_seq("i386-ksig", &l, t->recs, t->n, ksig_records, NKSIG);

@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #define PTBTS_QU_MAGIC		0x51425450u	/* "PTBQ" */
-#define PTBTS_QU_VERSION	2u
+#define PTBTS_QU_VERSION	3u
 #define PTBTS_QU_DIR_SIZE	65536u
 #define PTBTS_QU_RING_HDR	4096u
 
@@ -118,5 +118,20 @@ struct ptbts_qu_ring {
 	uint64_t nslots;
 	uint64_t wakeup;
 };
+
+/*
+ * Records of the rings only, never of a trace: a copy of guest code that
+ * no file holds (a JIT's), as the plugin translated it, in the ring of
+ * the thread that runs it first, right after the record into it.  A CODE
+ * record (@from: the code's address, @to: its length in bytes, at most
+ * %PTBTS_QU_CODE_MAX), then one BYTES record per 16 bytes of it: @from
+ * and @to hold them as memory does (little-endian), the flags' low 32
+ * bits the record's index from 0.  The tracer writes the whole copy as a
+ * CODE chunk; a copy with a part missing (STOP's losses, RING's
+ * overwriting) is dropped.
+ */
+#define PTBTS_QU_KIND_CODE	0xf0
+#define PTBTS_QU_KIND_BYTES	0xf1
+#define PTBTS_QU_CODE_MAX	8192u
 
 #endif /* PTBTS_QEMU_ABI_H */

@@ -7,7 +7,9 @@
  * cannot execute it, yet its file's program header there says executable
  * (PF_X).  The guest's libraries are files of the same names as QEMU's
  * (libc.so.6 twice), told apart that way.  Code the guest made itself
- * (a JIT, anonymous memory) has no file to ask: it is not found.
+ * (a JIT, anonymous memory) has no file to ask: the plugin copies it into
+ * the ring as it translates it (plugin/code.c), and the trace carries the
+ * copies instead.
  */
 #include <fcntl.h>
 #include <gelf.h>

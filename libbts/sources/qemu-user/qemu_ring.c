@@ -137,6 +137,74 @@ void bts_qemu_give(struct bts_session *s, struct bts_thread *t)
 
 /* ------------------------------------------------------------ reading */
 
+static void code_drop(struct bts_qemu_thread *qt)
+{
+	free(qt->code);
+	qt->code = NULL;
+}
+
+/* A CODE record of the ring: a copy of code no file holds starts. */
+static void code_start(struct bts_qemu_thread *qt, const struct ptbts_record *r)
+{
+	code_drop(qt);
+	if (!r->to || r->to > PTBTS_QU_CODE_MAX || r->from + r->to < r->from)
+		return;
+	qt->code = malloc(r->to);
+	qt->code_addr = r->from;
+	qt->code_len = (uint32_t)r->to;
+	qt->code_next = 0;
+}
+
+/* A BYTES record: the copy's next 16 bytes; the whole copy to the trace. */
+static void code_bytes(struct bts_session *s, struct bts_thread *t,
+		       const struct ptbts_record *r)
+{
+	struct bts_qemu_thread *qt = bts_qemu_thr(t);
+	uint64_t half[2] = { r->from, r->to };
+	uint32_t at, n;
+
+	if (!qt->code || (uint32_t)r->flags != qt->code_next) {
+		code_drop(qt);	/* a part went missing: no copy */
+		return;
+	}
+	at = qt->code_next++ * 16;
+	n = qt->code_len - at < 16 ? qt->code_len - at : 16;
+	memcpy(qt->code + at, half, n);
+	if (at + n < qt->code_len)
+		return;
+	if (s->w)
+		bts_note_err(s, bts_writer_code(s->w, bts_thread_pid(s, t),
+						qt->code_addr, qt->code, qt->code_len));
+	code_drop(qt);
+}
+
+/* @n records of the ring to the writer, the copies of code apart. */
+static void put_run(struct bts_session *s, struct bts_thread *t,
+		    const struct ptbts_record *r, size_t n)
+{
+	struct bts_qemu_thread *qt = bts_qemu_thr(t);
+	size_t i, from = 0;
+	uint32_t kind;
+
+	for (i = 0; i < n; i++) {
+		kind = PTBTS_KIND(r[i].flags);
+		if (kind != PTBTS_QU_KIND_CODE && kind != PTBTS_QU_KIND_BYTES) {
+			if (qt->code)
+				code_drop(qt);	/* cut short */
+			continue;
+		}
+		if (i > from)
+			bts_src_write(s, t, r + from, i - from);
+		from = i + 1;
+		if (kind == PTBTS_QU_KIND_CODE)
+			code_start(qt, &r[i]);
+		else
+			code_bytes(s, t, &r[i]);
+	}
+	if (n > from)
+		bts_src_write(s, t, r + from, n - from);
+}
+
 static void ack(struct bts_qemu_thread *qt)
 {
 	struct ptbts_qu_ring *r = qt->ring;
@@ -206,8 +274,7 @@ int bts_qemu_drain(struct bts_session *s, struct bts_thread *t, bool final)
 		bts_src_write_gap(s, t);
 		return 0;
 	}
-	bts_src_take(s, t, qt->recs, qt->nslots, &qt->tail, count,
-		     bts_src_write);
+	bts_src_take(s, t, qt->recs, qt->nslots, &qt->tail, count, put_run);
 	if (s->mode == PTBTS_MODE_BLOCK && qt->tail != before)
 		ack(qt);
 	lost = __atomic_load_n(&qt->ring->lost, __ATOMIC_RELAXED);
@@ -235,6 +302,7 @@ void bts_qemu_forget(struct bts_session *s, struct bts_thread *t)
 			  (off_t)qt->offset, (off_t)qt->size);
 	}
 	munmap(qt->ring, qt->size);
+	free(qt->code);
 	free(qt);
 	t->src = NULL;
 }

@@ -85,6 +85,10 @@ struct bts_qemu_thread {
 	uint64_t lost_told;	/* STOP: lost records written as a marker */
 	uint32_t entry;		/* its directory entry */
 	bool off;		/* exec'd: runs natively, recorded no more */
+	/* A copy of code no file holds, being read (qemu_abi.h's CODE) */
+	uint8_t *code;		/* NULL: none */
+	uint64_t code_addr;
+	uint32_t code_len, code_next;	/* bytes; the next BYTES index */
 };
 
 #define bts_qemu_of(s)	((struct bts_qemu *)(s)->src)

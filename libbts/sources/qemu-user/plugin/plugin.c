@@ -90,6 +90,7 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 {
 	(void)id, (void)udata;
 	pq_free_blocks();
+	pq_code_free();
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
@@ -122,6 +123,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		return refuse("cannot watch forks");
 	qemu_plugin_register_vcpu_tb_trans_cb(id, pq_tb_trans);
 	qemu_plugin_register_vcpu_syscall_cb(id, pq_syscall);
+	qemu_plugin_register_vcpu_syscall_ret_cb(id, pq_syscall_ret);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
 	__atomic_store_n(&pq_dir->state, PTBTS_QU_READY, __ATOMIC_RELEASE);
 	return 0;

@@ -11,6 +11,7 @@
  * translate.c  each block at translation, and what each block's start
  *              says about the one before it: the records
  * produce.c    a record into the thread's ring (RING, STOP, BLOCK)
+ * code.c       copies of guest code no file holds (a JIT's)
  */
 #ifndef PTBTS_QEMU_PLUGIN_H
 #define PTBTS_QEMU_PLUGIN_H
@@ -76,10 +77,35 @@ void pq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
 void pq_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
 		uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
 		uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8);
+void pq_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
+		    int64_t ret);
 /* The blocks' data, at QEMU's exit. */
 void pq_free_blocks(void);
 
 /* produce.c: one record into @me's ring, by its mode. */
-void pq_put(struct pq_thread *me, uint64_t from, uint64_t to, int kind);
+void pq_put_flags(struct pq_thread *me, uint64_t from, uint64_t to,
+		  uint64_t flags);
+
+static inline void pq_put(struct pq_thread *me, uint64_t from, uint64_t to,
+			  int kind)
+{
+	pq_put_flags(me, from, to, PTBTS_MKKIND(kind));
+}
+
+/*
+ * code.c: guest code that no file holds (a JIT's), copied for the
+ * tracer.  The copy of block @b's bytes when its code lies in memory
+ * without a file, else NULL; *@changed when they differ from bytes
+ * copied before at the same addresses.  Called at translation only
+ * (QEMU translates under its lock).
+ */
+uint8_t *pq_code_copy(struct qemu_plugin_tb *tb, uint64_t pc, size_t len,
+		      bool *changed);
+/* A guest mmap, munmap, mprotect or mremap: the memory's files changed. */
+void pq_code_maps_changed(void);
+void pq_code_free(void);
+/* The copy into @me's ring (PTBTS_QU_KIND_CODE, BYTES). */
+void pq_put_code(struct pq_thread *me, uint64_t pc, const uint8_t *code,
+		 size_t len);
 
 #endif /* PTBTS_QEMU_PLUGIN_H */

@@ -65,12 +65,14 @@ static void __attribute__((noreturn)) wait_cut(void)
 		pause();
 }
 
-void pq_put(struct pq_thread *me, uint64_t from, uint64_t to, int kind)
+void pq_put_flags(struct pq_thread *me, uint64_t from, uint64_t to,
+		  uint64_t flags)
 {
 	struct ptbts_record *rec;
 	uint64_t n = 0, left = 0;
 
-	if (pq_budget) {
+	/* Copies of code (qemu_abi.h) are no records: the bound counts none. */
+	if (pq_budget && PTBTS_KIND(flags) < PTBTS_QU_KIND_CODE) {
 		n = __atomic_add_fetch(&pq_dir->taken, 1, __ATOMIC_SEQ_CST);
 		if (n > pq_budget)
 			wait_cut();
@@ -90,7 +92,7 @@ void pq_put(struct pq_thread *me, uint64_t from, uint64_t to, int kind)
 	rec = &me->recs[me->slot];
 	rec->from = from;
 	rec->to = to;
-	rec->flags = PTBTS_MKKIND(kind);
+	rec->flags = flags;
 	me->count++;
 	if (++me->slot == me->nslots)
 		me->slot = 0;

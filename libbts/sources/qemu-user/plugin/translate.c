@@ -47,6 +47,9 @@ struct pq_block {
 	uint64_t target;	/* a relative branch's target */
 	uint32_t n;
 	uint8_t kind;		/* enum ptbts_br_kind of @last */
+	bool changed;		/* @code differs from bytes copied before */
+	uint32_t pending;	/* @code is for the thread that runs it first */
+	uint8_t *code;		/* its bytes, when no file holds them */
 	uint64_t insn[];	/* each instruction's address */
 };
 
@@ -111,6 +114,7 @@ void pq_free_blocks(void)
 	while (b) {
 		struct pq_block *older = b->older;
 
+		free(b->code);
 		free(b);
 		b = older;
 	}
@@ -141,6 +145,8 @@ void pq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (i == n - 1)
 			classify(b, insn);
 	}
+	b->code = pq_code_copy(tb, b->pc, b->next - b->pc, &b->changed);
+	b->pending = b->code != NULL;
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_enter, QEMU_PLUGIN_CB_NO_REGS, b);
 }
 
@@ -219,14 +225,30 @@ static void tb_enter(unsigned int vcpu, void *udata)
 			pq_put(me, p->pc, b->pc, PTBTS_KIND_SIGNAL);
 		}
 	}
+	/* Its first run: the copy of code no file holds, after the record into it. */
+	if (b->code && __atomic_exchange_n(&((struct pq_block *)b)->pending, 0,
+					   __ATOMIC_ACQ_REL)) {
+		if (b->changed)
+			pq_put(me, 0, PTBTS_GAP_CODE_CHANGED, PTBTS_KIND_GAP);
+		pq_put_code(me, b->pc, b->code, b->next - b->pc);
+	}
 	me->cur = b;
 	me->cur_base = __atomic_load_n(&((struct pq_block *)b)->count,
 				       __ATOMIC_RELAXED);
 }
 
 /* The syscalls the records depend on, by their numbers in each ABI. */
+#define NR_MMAP			9
+#define NR_MPROTECT		10
+#define NR_MUNMAP		11
 #define NR_RT_SIGACTION		13
 #define NR_RT_SIGRETURN		15
+#define NR_MREMAP		25
+#define NR32_MMAP		90
+#define NR32_MUNMAP		91
+#define NR32_MPROTECT		125
+#define NR32_MREMAP		163
+#define NR32_MMAP2		192
 #define NR32_SIGACTION		67
 #define NR32_SIGRETURN		119
 #define NR32_RT_SIGRETURN	173
@@ -267,4 +289,22 @@ void pq_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
 		me->sigret_from = me->cur->last;
 		me->cur = NULL;
 	}
+}
+
+static bool maps_memory(int64_t num)
+{
+	if (pq_i386)
+		return num == NR32_MMAP || num == NR32_MUNMAP || num == NR32_MPROTECT ||
+		       num == NR32_MREMAP || num == NR32_MMAP2;
+	return num == NR_MMAP || num == NR_MPROTECT || num == NR_MUNMAP ||
+	       num == NR_MREMAP;
+}
+
+/* After the call: which of QEMU's mappings have files may have changed. */
+void pq_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
+		    int64_t ret)
+{
+	(void)id, (void)vcpu, (void)ret;
+	if (maps_memory(num))
+		pq_code_maps_changed();
 }
