@@ -48,8 +48,8 @@ struct pq_block {
 	uint32_t n;
 	uint8_t kind;		/* enum ptbts_br_kind of @last */
 	bool changed;		/* @code differs from bytes copied before */
-	uint32_t pending;	/* @code is for the thread that runs it first */
-	uint8_t *code;		/* its bytes, when no file holds them */
+	uint8_t *code;		/* its bytes, when no file holds them, until
+				 * the thread that runs it first takes them */
 	uint64_t insn[];	/* each instruction's address */
 };
 
@@ -146,7 +146,6 @@ void pq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			classify(b, insn);
 	}
 	b->code = pq_code_copy(tb, b->pc, b->next - b->pc, &b->changed);
-	b->pending = b->code != NULL;
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_enter, QEMU_PLUGIN_CB_NO_REGS, b);
 }
 
@@ -195,6 +194,22 @@ static void after_whole(struct pq_thread *me, const struct pq_block *p,
 	}
 }
 
+/*
+ * @b's first run: the copy of its code, which no file holds, right after
+ * the record into it; one thread takes it.
+ */
+static void put_copy(struct pq_thread *me, struct pq_block *b)
+{
+	uint8_t *code = __atomic_exchange_n(&b->code, NULL, __ATOMIC_ACQ_REL);
+
+	if (!code)
+		return;
+	if (b->changed)
+		pq_put(me, 0, PTBTS_GAP_CODE_CHANGED, PTBTS_KIND_GAP);
+	pq_put_code(me, b->pc, code, b->next - b->pc);
+	free(code);
+}
+
 static void tb_enter(unsigned int vcpu, void *udata)
 {
 	const struct pq_block *b = udata, *p;
@@ -225,13 +240,8 @@ static void tb_enter(unsigned int vcpu, void *udata)
 			pq_put(me, p->pc, b->pc, PTBTS_KIND_SIGNAL);
 		}
 	}
-	/* Its first run: the copy of code no file holds, after the record into it. */
-	if (b->code && __atomic_exchange_n(&((struct pq_block *)b)->pending, 0,
-					   __ATOMIC_ACQ_REL)) {
-		if (b->changed)
-			pq_put(me, 0, PTBTS_GAP_CODE_CHANGED, PTBTS_KIND_GAP);
-		pq_put_code(me, b->pc, b->code, b->next - b->pc);
-	}
+	if (__atomic_load_n(&b->code, __ATOMIC_RELAXED))
+		put_copy(me, (struct pq_block *)b);
 	me->cur = b;
 	me->cur_base = __atomic_load_n(&((struct pq_block *)b)->count,
 				       __ATOMIC_RELAXED);
