@@ -25,6 +25,9 @@
  *    call, from its target.  After a conditional or indirect branch the
  *    interrupted pc is not known here: a GAP marker, never a guess.
  *
+ * A block whose code no file holds (a JIT's) carries a copy of its bytes
+ * (code.c), which the thread that runs it first puts into its ring.
+ *
  * The counter is one per block, shared by the threads that run it: a
  * fault in a block that another thread runs at the same moment may be
  * missed (the SIGNAL record then names the block's last instruction).
