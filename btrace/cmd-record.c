@@ -89,7 +89,7 @@ struct record_opts {
 	uint64_t pebs_event, pebs_period;	/* kmod-pebs; 0: the default */
 };
 
-/* --format compact|raw. */
+/* --format compact|raw|tnt. */
 static const char *parse_format(const char *arg, void *value)
 {
 	int *format = value;
@@ -98,9 +98,26 @@ static const char *parse_format(const char *arg, void *value)
 		*format = BTS_FORMAT_COMPACT;
 	else if (!strcmp(arg, "raw"))
 		*format = BTS_FORMAT_RAW;
+	else if (!strcmp(arg, "tnt"))
+		*format = BTS_FORMAT_TNT;
 	else
-		return "expected compact or raw";
+		return "expected compact, raw or tnt";
 	return NULL;
+}
+
+/*
+ * tnt is written compact while the program runs, and rewritten once the
+ * file is whole: its records follow from code the whole trace names.
+ * A rewrite that fails leaves the compact file, whole.
+ */
+static int finish_tnt(const char *path)
+{
+	int ret = bts_trace_tnt_file(path);
+
+	if (ret < 0)
+		error("record: %s: not rewritten in the tnt encoding, kept compact: %s",
+		      path, bts_errdetail());
+	return ret;
 }
 
 /* --pebs-event NAME|0xUUEE: what kmod-pebs samples. */
@@ -265,6 +282,7 @@ static void summary(const struct bts_session_stats *st, const char *path)
 
 /* Runs the session to its end and completes the file. */
 static uint64_t o_keep;
+static bool o_tnt;
 static enum progress_mode o_progress;
 static bool o_attach;	/* -p: qemu-user, which cannot attach, is no hint */
 static bool o_index;	/* write the index into the completed file */
@@ -321,6 +339,8 @@ static int run(struct bts_session *s, struct bts_writer *w, const char *path)
 	}
 	if (o_index)
 		write_index(path);
+	if (o_tnt && finish_tnt(path) < 0)
+		return EXIT_RECORD_FAILED;
 	summary(&st, path);
 	return program_status(&st);
 }
@@ -365,7 +385,8 @@ static int record(const struct record_opts *o, char **cmd)
 	w = NULL;
 	ret = o->on_crash ? 0 : bts_writer_new(o->output, &w);
 	if (!ret && w) {
-		ret = bts_writer_format(w, o->format);
+		ret = bts_writer_format(w, o->format == BTS_FORMAT_TNT ?
+					BTS_FORMAT_COMPACT : o->format);
 		if (ret < 0)
 			bts_writer_free(w);
 	}
@@ -414,7 +435,8 @@ int cmd_record(int argc, char **argv)
 			     "--on-crash: newest N records per thread (default 65536; 24*N bytes)",
 			     parse_keep),
 		OPT_CALLBACK(0, "format", "FORMAT", &o.format,
-			     "records in FILE: compact (default, a few bytes a branch) or raw (24 bytes)",
+			     "records in FILE: compact (default, a few bytes a branch), raw (24 bytes) "
+			     "or tnt (about a bit a branch, read with the traced files)",
 			     parse_format),
 		OPT_CALLBACK(0, "pebs-event", "EVENT", &o.pebs_event,
 			     "kmod-pebs: the event sampled: all-branches (default), "
@@ -471,6 +493,7 @@ int cmd_record(int argc, char **argv)
 	/* PEBS samples are no history to index. */
 	o_index = !o.no_index && !o.on_crash &&
 		  o.source != PTBTS_SOURCE_KMOD_PEBS;
+	o_tnt = o.format == BTS_FORMAT_TNT;
 	if (!o.on_crash && o.keep != RECORD_KEEP_DEFAULT) {
 		error("record: --keep works with --on-crash only (see --mode ring --buffer)");
 		return EXIT_RECORD_FAILED;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * btrace info FILE: what a trace file holds besides its records: each
- * process with its parent and end, the programs it ran one exec after the
+ * btrace info FILE: what a trace file holds besides its records (whose
+ * encoding it names): each process with its parent and end, the programs it ran one exec after the
  * other (its images), the maps of each image and its threads.
  */
 #include <inttypes.h>
@@ -63,8 +63,22 @@ static void print_threads_text(const struct bts_trace *t, pid_t pid)
 	putchar('\n');
 }
 
+/* The --format value that writes the encoding of @t's records. */
+static const char *format_name(const struct bts_trace *t)
+{
+	switch (bts_trace_format(t)) {
+	case BTS_FORMAT_COMPACT:
+		return "compact";
+	case BTS_FORMAT_TNT:
+		return "tnt";
+	default:
+		return "raw";
+	}
+}
+
 static void print_text(const struct bts_trace *t)
 {
+	printf("records: %s\n", format_name(t));
 	for (size_t i = 0; i < bts_trace_nprocesses(t); i++) {
 		const struct bts_process_info *pr = bts_trace_process(t, i);
 
@@ -109,7 +123,7 @@ static void print_image_json(const struct bts_image_info *im)
 
 static void print_json(const struct bts_trace *t)
 {
-	fputs("{\"processes\":[", stdout);
+	printf("{\"format\":\"%s\",\"processes\":[", format_name(t));
 	for (size_t i = 0; i < bts_trace_nprocesses(t); i++) {
 		const struct bts_process_info *pr = bts_trace_process(t, i);
 		bool first = true;

@@ -58,7 +58,7 @@ _btrace()
 		if [[ $cmd == export ]]; then
 			COMPREPLY=($(compgen -W "folded speedscope chrome perfetto" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W "compact raw" -- "$cur"))
+			COMPREPLY=($(compgen -W "compact raw tnt" -- "$cur"))
 		fi
 		return ;;
 	--syntax)

@@ -14,6 +14,9 @@
  *	decode_index.c	the index of a history: the decoder's state every
  *			few thousand records, and seeking to an entry
  *	index_file.c	a trace file written again with its index
+ *	rewrite.c	...the copying of its chunks, which both share
+ *	tnt_*.c		records coded against the code (tnt.h), and a
+ *			trace file written again in that encoding
  */
 #ifndef BTS_DECODE_H
 #define BTS_DECODE_H

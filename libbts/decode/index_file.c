@@ -10,51 +10,21 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "decode/rewrite.h"
 #include "trace/index.h"
 #include "trace/reader.h"
 #include "trace/writer.h"
 #include "util/opts.h"
 
-/* The records a chunk holds, for END's count. */
-static uint64_t chunk_records(uint32_t type, const uint8_t *p, size_t len)
-{
-	struct bts_chunk_records c;
-
-	type = BTS_CHUNK_TYPE(type);
-	if ((type != BTS_CHUNK_RECORDS && type != BTS_CHUNK_RECORDS_COMPACT) ||
-	    len < sizeof(c))
-		return 0;
-	bts_chunk_load(&c, p, sizeof(c), BTS_LAYOUT_RECORDS);
-	return c.count;
-}
-
 /* Every chunk but END and any INDEX chunk, as it is. */
-static int copy_chunks(const struct bts_trace *t, struct bts_writer *w)
+static int drop_index(void *arg, struct bts_writer *w, uint32_t type,
+		      const uint8_t *p, size_t len)
 {
-	size_t off = sizeof(struct bts_file_header);
-	struct bts_chunk_header h;
-	int ret = 0;
-
-	while (!ret && off + sizeof(h) <= t->len) {
-		const uint8_t *p = t->buf + off + sizeof(h);
-		uint32_t type;
-		size_t len;
-
-		bts_chunk_load(&h, t->buf + off, sizeof(h),
-			       BTS_LAYOUT_CHUNK_HEADER);
-		type = h.type;
-		len = h.len;
-		if (len > t->len - off - sizeof(h))
-			return bts_fail(BTS_E_IO, "the trace file changed while it was indexed");
-		if (BTS_CHUNK_TYPE(type) == BTS_CHUNK_END)
-			return bts_reader_check_size(t);
-		if (BTS_CHUNK_TYPE(type) != BTS_CHUNK_INDEX)
-			ret = bts_writer_copy_chunk(w, type, p, len,
-						    chunk_records(type, p, len));
-		bts_reader_drop(t, off, sizeof(h) + len);
-		off += sizeof(h) + len + bts_file_pad(len);
-	}
-	return ret ? ret : bts_fail(BTS_E_IO, "the trace file changed while it was indexed");
+	(void)arg;
+	(void)w;
+	(void)p;
+	(void)len;
+	return BTS_CHUNK_TYPE(type) == BTS_CHUNK_INDEX;
 }
 
 static void put64(uint8_t **p, uint64_t v)
@@ -125,22 +95,11 @@ static int index_all(const struct bts_trace *t, struct bts_index **ix,
 static int write_all(const struct bts_trace *t, struct bts_writer *w,
 		     struct bts_index **ix)
 {
-	int ret = copy_chunks(t, w);
+	int ret = bts_rewrite_chunks(t, w, drop_index, NULL);
 
 	for (size_t i = 0; !ret && i < bts_trace_nthreads(t); i++)
 		ret = write_index(w, bts_trace_thread(t, i), ix[i]);
 	return ret;
-}
-
-static int header_size(const struct bts_trace *t)
-{
-	struct bts_file_header h;
-
-	bts_chunk_load(&h, t->buf, sizeof(h), BTS_LAYOUT_FILE_HEADER);
-	if (h.header_size != sizeof(h))
-		return bts_fail(BTS_E_VERSION, "a header of %u bytes: written by a newer libbts, not indexed by this one",
-				h.header_size);
-	return 0;
 }
 
 int bts_trace_index_file(const char *path, const struct bts_index_opts *opts)
@@ -165,7 +124,7 @@ int bts_trace_index_file(const char *path, const struct bts_index_opts *opts)
 	else if (fstat(t->fd, &st))
 		ret = bts_fail_errno(BTS_E_IO, "cannot read %s", path);
 	if (!ret)
-		ret = header_size(t);
+		ret = bts_rewrite_header(t);
 	/* Decoding fails more often than writing: before the file exists. */
 	if (!ret)
 		ret = index_all(t, ix, opts);

@@ -638,6 +638,12 @@ BTS_API void bts_ring_consume(struct bts_ring *ring, uint64_t n);
 enum bts_trace_format {
 	BTS_FORMAT_RAW		= 0,
 	BTS_FORMAT_COMPACT	= 1,
+	/*
+	 * Code-aware: a bit per conditional branch, targets only where the
+	 * code does not give them (bts_trace_tnt_file()).  A writer does not
+	 * write it: a whole trace is rewritten in it.
+	 */
+	BTS_FORMAT_TNT		= 2,
 };
 
 struct bts_crash_info;
@@ -760,6 +766,8 @@ struct bts_process_info {
  * -BTS_E_FORMAT (not a trace file, or a malformed one: the detail gives
  * the offset), -BTS_E_VERSION (a format this libbts cannot read),
  * -BTS_E_TRUNCATED (no end chunk: a recorder that did not finish),
+ * -BTS_E_DECODE (records in the tnt encoding that do not decode against
+ * the code the trace names: a file it maps changed or is gone),
  * -BTS_E_NOMEM.
  */
 BTS_API int bts_trace_new(const char *path, struct bts_trace **out);
@@ -782,7 +790,10 @@ BTS_API int bts_trace_new_mem(const void *buf, size_t len,
 BTS_API void bts_trace_free(struct bts_trace *t);
 
 BTS_API const struct bts_trace_info *bts_trace_info(const struct bts_trace *t);
-/* BTS_FORMAT_COMPACT when any records of @t are compact, else RAW. */
+/*
+ * BTS_FORMAT_TNT when any records of @t are in the tnt encoding, else
+ * BTS_FORMAT_COMPACT when any are compact, else RAW.
+ */
 BTS_API int bts_trace_format(const struct bts_trace *t);
 BTS_API size_t bts_trace_nprocesses(const struct bts_trace *t);
 /* Process @i, or NULL past the last. */
@@ -1146,6 +1157,19 @@ BTS_API int bts_insn_decoder_seek(struct bts_insn_decoder *d,
  */
 BTS_API int bts_trace_index_file(const char *path,
 				 const struct bts_index_opts *opts);
+
+/*
+ * Rewrites the records of the trace file @path in the tnt encoding
+ * (BTS_FORMAT_TNT), in place as bts_trace_index_file() does: each chunk
+ * of records becomes a RECORDS_TNT chunk of the same records at the same
+ * place; every other chunk is copied.  The records decode from the code the trace names (its maps'
+ * files, build-id checked, and its code copies), so a file that later
+ * changes or goes makes the trace unreadable (-BTS_E_DECODE) rather than
+ * read wrongly.  0.
+ * Errors: those of bts_trace_new(), -BTS_E_VERSION (a newer libbts's
+ * file), -BTS_E_IO (writing, renaming), -BTS_E_NOMEM.
+ */
+BTS_API int bts_trace_tnt_file(const char *path);
 
 /* ============================================================================
  * Decoding: function segments

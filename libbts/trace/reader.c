@@ -120,6 +120,8 @@ static int trace_parse(const void *buf, size_t len, void *mapped,
 	t->incomplete_ok = incomplete_ok;
 	t->info.version = BTS_FILE_VERSION;
 	err = rd_all(t);
+	if (!err)
+		err = bts_reader_check_tnt(t);
 	if (err) {
 		bts_reader_free(t);
 		bts_reader_keep_free(t);

@@ -25,11 +25,12 @@ struct trace_ids {
 	size_t n;
 };
 
-/* One RECORDS or RECORDS_COMPACT chunk of a thread. */
+/* One RECORDS, RECORDS_COMPACT or RECORDS_TNT chunk of a thread. */
 struct trace_batch {
 	size_t off;		/* of the first record, or of a compact payload */
 	uint32_t count;
-	bool compact;
+	bool compact;		/* a payload decoded through reader_compact.c */
+	bool tnt;		/* ...in the tnt encoding */
 	uint32_t len;		/* compact: the payload's bytes */
 	uint64_t first;		/* the thread's index of its first record */
 	uint64_t sum;		/* raw: bts_reader_raw_sum() of its records */
@@ -197,6 +198,8 @@ int bts_read_chunk(struct bts_trace *t, uint32_t type, size_t off, size_t plen);
  */
 int bts_read_compact_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
 			   size_t off);
+int bts_read_tnt_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
+		       size_t off);
 int bts_read_crash_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
 			 size_t off);
 int bts_read_pebs_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
@@ -217,6 +220,12 @@ void bts_reader_crash_free(struct trace_crash *c);
 int bts_reader_compact_batch(const struct bts_trace *t, size_t thread,
 			     size_t batch, const struct ptbts_record **out);
 void bts_reader_compact_free(struct bts_trace *t);
+/*
+ * After the last chunk, with the maps known: every tnt batch decodes
+ * against the code the trace names, into well-formed records.  0, or
+ * bts_tnt_decode()'s error.
+ */
+int bts_reader_check_tnt(struct bts_trace *t);
 
 /* ------------------------------------------------ the file (reader_guard.c) */
 

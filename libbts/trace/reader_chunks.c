@@ -306,6 +306,7 @@ static const struct {
 	[BTS_CHUNK_START]	= FIXED(rd_start, start, "start"),
 	[BTS_CHUNK_PEBS]	= { bts_read_pebs_chunk },
 	[BTS_CHUNK_INDEX]	= { bts_read_index_chunk },
+	[BTS_CHUNK_RECORDS_TNT]	= { bts_read_tnt_chunk },
 #undef FIXED
 };
 

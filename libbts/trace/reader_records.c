@@ -120,9 +120,14 @@ int bts_rec_iter_seek(struct bts_rec_iter *it, uint64_t index)
 
 int bts_trace_format(const struct bts_trace *t)
 {
+	int format = BTS_FORMAT_RAW;
+
 	for (size_t i = 0; t && i < t->nthreads; i++)
-		for (size_t j = 0; j < t->threads[i].nbatches; j++)
+		for (size_t j = 0; j < t->threads[i].nbatches; j++) {
+			if (t->threads[i].batches[j].tnt)
+				return BTS_FORMAT_TNT;
 			if (t->threads[i].batches[j].compact)
-				return BTS_FORMAT_COMPACT;
-	return BTS_FORMAT_RAW;
+				format = BTS_FORMAT_COMPACT;
+		}
+	return format;
 }

@@ -85,6 +85,11 @@ enum bts_chunk_type {
 	BTS_CHUNK_PEBS		= 19,
 	/* Written optional: where a thread's history may be entered (index). */
 	BTS_CHUNK_INDEX		= 20,
+	/*
+	 * Records in the code-aware encoding (decode/tnt.h).  Not optional,
+	 * as RECORDS_COMPACT: an older reader refuses the file.
+	 */
+	BTS_CHUNK_RECORDS_TNT	= 21,
 };
 
 struct bts_chunk_session {
@@ -260,6 +265,37 @@ struct bts_chunk_records_compact {
 #define BTS_CODEC_DELTA_ZSTD	1
 
 /*
+ * RECORDS_TNT: followed by the chunk's records as one zstd frame of the
+ * decode/tnt.h stream, which decompresses to exactly @raw_len bytes: the
+ * taken / not-taken bits ((@nbits + 7) / 8 bytes), @esc_len bytes of
+ * records given whole, then the targets the code does not give.  The
+ * records follow from these and the code at their addresses: @code_hash
+ * hashes the bytes of every instruction block the encoder went through,
+ * so that other code (a file changed since) is refused, never decoded
+ * into other records.  Bounded as RECORDS_COMPACT: @count
+ * 1..BTS_RECORDS_PER_CHUNK, @raw_len at most BTS_TNT_REC_MAX bytes and
+ * @nbits at most BTS_TNT_WALK_BITS a record; a chunk decodes on its own.
+ */
+struct bts_chunk_records_tnt {
+	int32_t pid;
+	int32_t tid;
+	uint32_t count;
+	uint32_t raw_len;	/* bytes of the stream, decompressed */
+	uint32_t codec;		/* BTS_CODEC_TNT_ZSTD */
+	uint32_t nbits;		/* branch bits */
+	uint32_t esc_len;	/* bytes of the whole records, after the bits */
+	uint32_t reserved;
+	uint64_t code_hash;	/* of the code blocks walked, in order */
+};
+#define BTS_LAYOUT_RECORDS_TNT	"444444448"
+
+#define BTS_CODEC_TNT_ZSTD	2
+/* Bits one record's walk may take; a longer walk is given whole. */
+#define BTS_TNT_WALK_BITS	256
+/* Stream bytes a record may take: its bits, a record whole, a target. */
+#define BTS_TNT_REC_MAX		(BTS_TNT_WALK_BITS / 8 + 4 + 30 + 10)
+
+/*
  * PEBS: @count PEBS records of thread @tid, @record_size bytes each, as
  * the CPU stored them in kmod-pebs's second region (format @format, the
  * module's IA32_PERF_CAPABILITIES.PEBS_FORMAT), oldest first; before
@@ -333,6 +369,7 @@ _Static_assert(sizeof(struct bts_chunk_end) == 16, "end layout");
 _Static_assert(sizeof(struct bts_chunk_code) == 16, "code layout");
 _Static_assert(sizeof(struct bts_chunk_records_compact) == 24, "compact layout");
 _Static_assert(sizeof(struct bts_chunk_pebs) == 48, "pebs layout");
+_Static_assert(sizeof(struct bts_chunk_records_tnt) == 40, "tnt layout");
 _Static_assert(sizeof(struct ptbts_record) == 24, "record layout");
 
 static inline size_t bts_file_pad(size_t len)

@@ -9,6 +9,11 @@
  *		checks every chunk, and every record through bts_rec_iter_next).
  *		One line per format: file bytes, bytes per record, write and
  *		read rates over CPU time (best of three).
+ *	lib-codec records FILE
+ *		The bytes of FILE's chunks of records (RECORDS, RECORDS_COMPACT
+ *		and RECORDS_TNT, their headers and padding included) and the
+ *		records they hold: "BYTES RECORDS".  The chunk layout is
+ *		doc/trace-format.md's, read here without libbts's internals.
  *	lib-codec hwm CMD [ARGS...]
  *		Runs CMD (stdout to /dev/null) and prints its peak resident
  *		memory in KiB (wait4's ru_maxrss: CMD or its largest child).
@@ -148,6 +153,42 @@ static int rate(const char *src, const char *dir, size_t n)
 	return 0;
 }
 
+/* Chunk types of records (doc/trace-format.md). */
+#define CHUNK_RECORDS		5
+#define CHUNK_END		7
+#define CHUNK_RECORDS_COMPACT	16
+#define CHUNK_RECORDS_TNT	21
+
+static int records(const char *path)
+{
+	uint64_t bytes = 0, n = 0;
+	uint32_t head[4];
+	FILE *f = fopen(path, "rb");
+
+	/* The file header: magic, version, header_size. */
+	if (!f || fread(head, 4, 4, f) != 4 || fseek(f, head[3], SEEK_SET))
+		return 1;
+	/* Each chunk: u32 type, u32 len, the payload padded to 8. */
+	while (fread(head, 4, 2, f) == 2) {
+		uint32_t type = head[0] & 0x7fffffff, len = head[1];
+		long next = ftell(f) + len + (8 - len % 8) % 8;
+
+		if (type == CHUNK_END)
+			break;
+		/* Every one starts with pid, tid and the count. */
+		if ((type == CHUNK_RECORDS || type == CHUNK_RECORDS_COMPACT ||
+		     type == CHUNK_RECORDS_TNT) && fread(head, 4, 3, f) == 3) {
+			bytes += 8 + len + (8 - len % 8) % 8;
+			n += head[2];
+		}
+		if (fseek(f, next, SEEK_SET))
+			return 1;
+	}
+	fclose(f);
+	printf("%" PRIu64 " %" PRIu64 "\n", bytes, n);
+	return !n;
+}
+
 static int hwm(char **argv)
 {
 	struct rusage ru;
@@ -173,8 +214,11 @@ int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "rate"))
 		return rate(argv[2], argv[3], strtoull(argv[4], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "records"))
+		return records(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "hwm"))
 		return hwm(argv + 2);
-	fprintf(stderr, "usage: lib-codec rate SOURCE.btr OUTDIR N | lib-codec hwm CMD...\n");
+	fprintf(stderr, "usage: lib-codec rate SOURCE.btr OUTDIR N | lib-codec records FILE | "
+		"lib-codec hwm CMD...\n");
 	return 2;
 }

@@ -21,7 +21,8 @@ TEST(info_trace, one_process_its_image_maps_and_thread)
 	harness_cmd_free(&cmd);
 	ASSERT_EQ(harness_btrace(&cmd, 60, "info", btr, NULL), 0);
 	snprintf(re, sizeof(re),
-		 "^process ([0-9]+) \\(parent [0-9]+\\): exited with status 0\n"
+		 "^records: compact\n"
+		 "process ([0-9]+) \\(parent [0-9]+\\): exited with status 0\n"
 		 "  image 0: %s\n"
 		 "    0x0000000000401000-0x0000000000402000 r-x 00001000 %s build-id [0-9a-f]{40}\n"
 		 "    0x[0-9a-f]{16}-0x[0-9a-f]{16} r-x 00000000 \\[vdso\\] build-id [0-9a-f]+\n"
@@ -32,7 +33,7 @@ TEST(info_trace, one_process_its_image_maps_and_thread)
 	harness_cmd_free(&cmd);
 	ASSERT_EQ(harness_btrace(&cmd, 60, "info", "--json", btr, NULL), 0);
 	snprintf(re, sizeof(re),
-		 "^\\{\"processes\":\\[\\{\"pid\":[0-9]+,\"ppid\":[0-9]+,\"exited\":true,"
+		 "^\\{\"format\":\"compact\",\"processes\":\\[\\{\"pid\":[0-9]+,\"ppid\":[0-9]+,\"exited\":true,"
 		 "\"status\":0,\"images\":\\[\\{\"exe\":\"%s\",\"tid\":0,\"entry\":\"0x0\","
 		 "\"maps\":\\[\\{\"start\":\"0x401000\",\"end\":\"0x402000\",\"prot\":\"r-x\","
 		 "\"offset\":4096,\"path\":\"%s\",\"build_id\":\"[0-9a-f]{40}\"\\},",

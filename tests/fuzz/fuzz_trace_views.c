@@ -207,10 +207,13 @@ static void seed_code(const char *dir, int loops, bool gaps, int format)
 	}
 	if (asprintf(&file, "%s/seed-code-%d%s%s.btr", dir, loops,
 		     gaps ? "-gaps" : "",
-		     format == BTS_FORMAT_COMPACT ? "-compact" : "") < 0)
+		     format == BTS_FORMAT_COMPACT ? "-compact" :
+		     format == BTS_FORMAT_TNT ? "-tnt" : "") < 0)
 		exit(1);
 	must(bts_writer_new(file, &w), file);
-	must(bts_writer_format(w, format), "format");
+	/* tnt: a whole file rewritten, its code in the trace. */
+	must(bts_writer_format(w, format == BTS_FORMAT_TNT ? BTS_FORMAT_COMPACT :
+			       format), "format");
 	must(bts_writer_session(w, PTBTS_SOURCE_PTRACE_STEP, PTBTS_MODE_BLOCK, 4096), "session");
 	must(bts_writer_process(w, 10, 1, "/usr/bin/prog"), "process");
 	must(bts_writer_map(w, 10, &m), "map");
@@ -220,6 +223,8 @@ static void seed_code(const char *dir, int loops, bool gaps, int format)
 	must(bts_writer_exit(w, 10, 0, 0), "exit");
 	must(bts_writer_finish(w), file);
 	bts_writer_free(w);
+	if (format == BTS_FORMAT_TNT)
+		must(bts_trace_tnt_file(file), file);
 	free(file);
 }
 
@@ -236,6 +241,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		seed_code(dir, 40, false, BTS_FORMAT_COMPACT);
 		/* Call histories of hundreds of segments, gaps among them. */
 		seed_code(dir, 150, true, BTS_FORMAT_COMPACT);
+		seed_code(dir, 40, false, BTS_FORMAT_TNT);
+		seed_code(dir, 150, true, BTS_FORMAT_TNT);
 		exit(0);
 	}
 	/* The views print their findings: only the errors matter here. */

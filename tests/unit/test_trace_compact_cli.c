@@ -91,7 +91,7 @@ TEST(trace_compact_cli, bad_format_is_refused)
 
 	EXPECT_EQ(run_btrace(&cmd, "record", "--format", "zip", "-o", out, "--",
 			     "/bin/true", NULL), 125);
-	EXPECT_STREQ(cmd.err, "btrace: record: --format 'zip': expected compact or raw\n");
+	EXPECT_STREQ(cmd.err, "btrace: record: --format 'zip': expected compact, raw or tnt\n");
 	harness_cmd_free(&cmd);
 	free(out);
 }

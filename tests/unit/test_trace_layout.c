@@ -30,6 +30,7 @@ TEST(trace_layout, each_layout_covers_its_struct)
 	WHOLE(bts_chunk_crash, BTS_LAYOUT_CRASH);
 	WHOLE(bts_chunk_end, BTS_LAYOUT_END);
 	WHOLE(bts_chunk_records_compact, BTS_LAYOUT_RECORDS_COMPACT);
+	WHOLE(bts_chunk_records_tnt, BTS_LAYOUT_RECORDS_TNT);
 	WHOLE(bts_chunk_pebs, BTS_LAYOUT_PEBS);
 	WHOLE(bts_chunk_index, BTS_LAYOUT_INDEX);
 	WHOLE(bts_chunk_index_point, BTS_LAYOUT_INDEX_POINT);
