@@ -177,6 +177,9 @@ int bts_crash_write(struct bts_session *s, struct bts_proc *p,
 	err = bts_writer_session(w, s->source, PTBTS_MODE_RING, s->buffer_size);
 	if (!err)
 		err = bts_writer_process(w, p->pub.pid, p->pub.ppid, exe);
+	/* Before the maps, as the session's own file has it: i386 decoding. */
+	if (!err && p->abi32)
+		err = bts_writer_abi(w, p->pub.pid, 32);
 	if (!err)
 		err = write_maps(s, w, p, ct->tid);
 	if (!err)

@@ -210,6 +210,8 @@ TEST(oncrash_qemu, i386_registers_and_frames_from_the_guest_core)
 	/* level3's store: movl $42, (%eax), %eax its argument */
 	EXPECT_EQ(r.th->regs.rax, 0x10u);
 	EXPECT_LT(r.th->regs.rsp, 1ull << 32);
+	/* i386 code: the crash trace says so, as the session's file does. */
+	EXPECT_EQ(bts_trace_process_bits(r.t, r.pid), 32);
 	for (size_t i = 1; i < 4; i++)
 		EXPECT_EQ(r.th->frames[i - 1].cfa, r.th->frames[i].sp);
 	expect_report_frames(r.file, "SEGV_ACCERR");
