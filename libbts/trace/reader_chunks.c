@@ -156,7 +156,7 @@ static int rd_records(struct bts_trace *t, const uint8_t *p, size_t plen,
 			return bts_fail(BTS_E_FORMAT, "offset %zu: record flags 0x%llx: %s",
 					at, (unsigned long long)r.flags, why);
 		if (kind == PTBTS_KIND_GAP && !r.from &&
-		    le64toh(r.to) == PTBTS_GAP_CODE_CHANGED)
+		    r.to == PTBTS_GAP_CODE_CHANGED)
 			th->may_change = true;
 	}
 	t->records += c.count;
