@@ -82,6 +82,16 @@ static struct reader_cache *cache_get(struct bts_trace *t)
 }
 
 /*
+ * A chunk's record count and decompressed size, within what a reader
+ * allocates for (@rec_max: stream bytes a record may take).
+ */
+static bool records_bounded(uint32_t count, uint32_t raw_len, uint64_t rec_max)
+{
+	return count && count <= BTS_RECORDS_PER_CHUNK && raw_len &&
+	       raw_len <= (uint64_t)count * rec_max;
+}
+
+/*
  * The payload's fixed part, checked; the data follows it.  The sizes are
  * bounded before anything is allocated or decompressed.
  */
@@ -93,8 +103,7 @@ static const char *compact_header(const uint8_t *p, size_t plen,
 	bts_chunk_load(h, p, sizeof(*h), BTS_LAYOUT_RECORDS_COMPACT);
 	if (h->codec != BTS_CODEC_DELTA_ZSTD || h->reserved)
 		return "compact records chunk: unknown codec or reserved field";
-	if (!h->count || h->count > BTS_RECORDS_PER_CHUNK || !h->raw_len ||
-	    h->raw_len > (uint64_t)h->count * BTS_CODEC_REC_MAX)
+	if (!records_bounded(h->count, h->raw_len, BTS_CODEC_REC_MAX))
 		return "compact records chunk: count or size out of bounds";
 	return NULL;
 }
@@ -186,8 +195,7 @@ const char *bts_tnt_header(const uint8_t *p, size_t plen,
 	bts_chunk_load(h, p, sizeof(*h), BTS_LAYOUT_RECORDS_TNT);
 	if (h->codec != BTS_CODEC_TNT_ZSTD || h->reserved)
 		return "tnt records chunk: unknown codec or reserved field";
-	if (!h->count || h->count > BTS_RECORDS_PER_CHUNK || !h->raw_len ||
-	    h->raw_len > (uint64_t)h->count * BTS_TNT_REC_MAX ||
+	if (!records_bounded(h->count, h->raw_len, BTS_TNT_REC_MAX) ||
 	    h->nbits > (uint64_t)h->count * BTS_TNT_WALK_BITS ||
 	    (h->nbits + 7ull) / 8 + h->esc_len > h->raw_len)
 		return "tnt records chunk: count or sizes out of bounds";
