@@ -63,11 +63,11 @@ static long chunk_recs(struct tnt_file *f, pid_t tid)
 static int encode_chunk(void *arg, struct bts_writer *w, uint32_t type,
 			const uint8_t *p, size_t len)
 {
-	(void)len;
 	struct tnt_file *f = arg;
 	struct bts_chunk_records c;
 	long n, plen;
 
+	(void)len;
 	type = BTS_CHUNK_TYPE(type);
 	if (type != BTS_CHUNK_RECORDS && type != BTS_CHUNK_RECORDS_COMPACT &&
 	    type != BTS_CHUNK_RECORDS_TNT)
