@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "btrace.h"
 #include "names.h"
@@ -63,12 +64,21 @@ static const struct command_help replay_help = {
 	"there); 2 for a bad command line.\n",
 };
 
+static double cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 /*
  * With BTRACE_REPLAY_DECODED in the environment, the instructions the
- * current thread has decoded again since it was loaded go to stderr
- * after each command: how tests see what a command decodes.
+ * current thread has decoded again since it was loaded, and the CPU time
+ * of the command, go to stderr after each command: how tests see what a
+ * command decodes, and the benchmark what it costs.
  */
-static void say_decoded(struct replay *r)
+static void say_decoded(struct replay *r, double since)
 {
 	static int want = -1;
 	struct replay_thread *th;
@@ -77,7 +87,8 @@ static void say_decoded(struct replay *r)
 		want = getenv("BTRACE_REPLAY_DECODED") != NULL;
 	th = want ? replay_current(r) : NULL;
 	if (th && th->loaded)
-		fprintf(stderr, "decoded %" PRIu64 "\n", th->h.w->decoded);
+		fprintf(stderr, "decoded %" PRIu64 " in %.3f ms cpu\n",
+			th->h.w->decoded, cpu_ms() - since);
 }
 
 static int run(struct replay *r, struct replay_input *in)
@@ -86,11 +97,12 @@ static int run(struct replay *r, struct replay_input *in)
 	char *line;
 
 	while (!r->quit && (line = input_next(in, &from_script))) {
+		double since = cpu_ms();
 		int ret = replay_command(r, line);
 
 		free(line);
 		fflush(stdout);
-		say_decoded(r);
+		say_decoded(r, since);
 		if (ret < 0 && from_script)
 			return EXIT_FAILED;
 	}

@@ -35,11 +35,13 @@ static void add(struct frame_list *l, int kind, uint64_t pc)
 static int32_t walk_back(const struct replay_history *h, uint64_t q,
 			 int32_t cur, int32_t floor, struct frame_list *l)
 {
-	for (; q >= 1 && cur > floor && l->n < l->max; q--) {
+	while (q >= 1 && cur > floor && l->n < l->max) {
 		const struct replay_insn *in = replay_insn(h, q);
 
-		if (in->depth >= cur)
+		if (in->depth >= cur) {
+			q = replay_history_shallower(h, q, cur, true, false);
 			continue;
+		}
 		/* A signal entered two frames at once: the handler's caller
 		 * is the kernel's signal frame, and below it the interrupted
 		 * pc, not a return address. */
@@ -48,6 +50,7 @@ static int32_t walk_back(const struct replay_history *h, uint64_t q,
 		for (cur--; cur > in->depth; cur--)
 			add(l, FRAME_SIGNAL, 0);
 		add(l, signal ? FRAME_PC : FRAME_RETURN, in->ip + in->size);
+		q--;
 	}
 	return cur;
 }
@@ -225,10 +228,7 @@ size_t replay_frames(const struct replay_history *h, uint64_t pos,
 			add(&l, stop->frames[i].kind, stop->frames[i].pc);
 		return l.n;
 	}
-	floor = replay_insn(h, pos)->depth;
-	for (uint64_t q = pos; q <= stop->pos; q++)
-		if (replay_insn(h, q)->depth < floor)
-			floor = replay_insn(h, q)->depth;
+	floor = replay_history_lowest(h, pos, stop->pos);
 	history_frames(h, pos, floor, &l);
 	skip = replay_insn(h, stop->pos)->depth - floor + 1;
 	for (size_t i = skip; i < stop->n; i++)

@@ -52,35 +52,67 @@ static void keep(struct replay_insn *in, const struct bts_insn_entry *e,
 	in->depth = depth;
 }
 
-/* The whole history once: its length, and the depth going into each point. */
+/* The entry of point @k, past the last: none. */
+static uint64_t point_entry(const struct bts_index *ix, size_t k)
+{
+	struct bts_index_point pt;
+
+	return bts_index_point(ix, k, &pt, sizeof(pt)) ? UINT64_MAX : pt.entry;
+}
+
+static int alloc_points(struct replay_window *w, size_t np)
+{
+	w->carry = calloc(np, sizeof(*w->carry));
+	w->low = calloc(np, sizeof(*w->low));
+	w->seg_low = malloc(np * sizeof(*w->seg_low));
+	w->seg_gap = calloc(np, sizeof(*w->seg_gap));
+	if (!w->carry || !w->low || !w->seg_low || !w->seg_gap)
+		return -BTS_E_NOMEM;
+	for (size_t k = 0; k < np; k++)
+		w->seg_low[k] = INT32_MAX;
+	return 0;
+}
+
+/*
+ * The whole history once: its length, the depth going into each point
+ * and the lowest depth before it, and what lies between each point and
+ * the next: its lowest depth and whether a gap is there.
+ */
 static int count(struct replay_history *h)
 {
 	struct replay_window *w = h->w;
 	size_t np = bts_index_npoints(w->ix), k = 0;
+	uint64_t next = point_entry(w->ix, 0);
 	struct bts_insn_entry e;
-	struct bts_index_point pt;
 	int32_t carry = 0, low = 0;
-	int ret;
+	int ret = alloc_points(w, np);
 
-	w->carry = calloc(np, sizeof(*w->carry));
-	w->low = calloc(np, sizeof(*w->low));
-	if (!w->carry || !w->low)
-		return -BTS_E_NOMEM;
+	if (ret)
+		return ret;
 	while ((ret = bts_insn_next(w->d, &e, sizeof(e))) > 0) {
-		int32_t depth = depth_of(&e, &carry);
+		int32_t depth;
 
+		/* The points before this entry, as the entries before left them. */
+		for (; next < e.index; next = point_entry(w->ix, ++k)) {
+			w->carry[k] = next == e.index - 1 ? carry : 0;
+			w->low[k] = next == e.index - 1 ? low : 0;
+		}
+		depth = depth_of(&e, &carry);
 		if (depth < low)
 			low = depth;
 		if (carry < low)
 			low = carry;
+		if (k && depth < w->seg_low[k - 1])
+			w->seg_low[k - 1] = depth;
+		if (k && e.iclass == BTS_ICLASS_GAP)
+			w->seg_gap[k - 1] = 1;
 		if (e.index - 1 < w->cap)
 			keep(&w->v[w->count++], &e, depth);
-		for (; k < np && bts_index_point(w->ix, k, &pt, sizeof(pt)) == 0 &&
-		       pt.entry <= e.index; k++) {
-			w->carry[k] = pt.entry == e.index ? carry : 0;
-			w->low[k] = pt.entry == e.index ? low : 0;
-		}
 		h->n = e.index;
+	}
+	for (; next <= h->n; next = point_entry(w->ix, ++k)) {
+		w->carry[k] = next == h->n ? carry : 0;
+		w->low[k] = next == h->n ? low : 0;
 	}
 	return ret;
 }
@@ -128,6 +160,8 @@ void replay_history_free(struct replay_history *h)
 		bts_index_free(h->w->ix);
 		free(h->w->carry);
 		free(h->w->low);
+		free(h->w->seg_low);
+		free(h->w->seg_gap);
 		free(h->w->v);
 		free(h->w);
 	}
@@ -168,31 +202,53 @@ static int position(struct replay_window *w, uint64_t lo, int32_t *carry)
 	return bts_insn_decoder_seek(w->d, w->ix, pt.entry + 1);
 }
 
+/*
+ * Walking on past the end of a full window, with the decoder standing
+ * right after it: the window's last quarter moves to the front and
+ * decoding goes on, so that a walk forward decodes each entry once.  The
+ * window is the one window_start() would give.
+ */
+static bool slide(struct replay_window *w, uint64_t n, int32_t *carry)
+{
+	uint64_t keep = w->cap / 4;
+
+	if (!w->next || n != w->next || w->count != w->cap ||
+	    w->next != w->lo + w->count)
+		return false;
+	memmove(w->v, w->v + w->count - keep, keep * sizeof(*w->v));
+	w->lo = w->next - keep;
+	w->count = keep;
+	*carry = w->next_carry;
+	return true;
+}
+
 static int refill(const struct replay_history *h, uint64_t n)
 {
 	struct replay_window *w = h->w;
-	uint64_t lo = window_start(w, n);
 	struct bts_insn_entry e;
 	int32_t carry;
-	int ret = position(w, lo, &carry);
+	int ret = 0;
 
-	w->count = 0;
+	if (!slide(w, n, &carry)) {
+		w->lo = window_start(w, n);
+		w->count = 0;
+		ret = position(w, w->lo, &carry);
+	}
 	w->next = 0;
-	w->lo = lo;
-	while (ret == 0 && w->count < w->cap && lo + w->count <= h->n &&
+	while (ret == 0 && w->count < w->cap && w->lo + w->count <= h->n &&
 	       (ret = bts_insn_next(w->d, &e, sizeof(e))) > 0) {
 		int32_t depth = depth_of(&e, &carry);
 
 		ret = 0;
 		w->decoded++;
-		if (e.index >= lo)
+		if (e.index >= w->lo)
 			keep(&w->v[w->count++], &e, depth);
 	}
 	if (ret < 0)
 		return ret;
 	/* Stopped by a full window: the decoder stands right after it. */
 	if (w->count == w->cap) {
-		w->next = lo + w->count;
+		w->next = w->lo + w->count;
 		w->next_carry = carry;
 	}
 	return 0;

@@ -38,6 +38,8 @@ struct replay_window {
 	struct bts_index *ix;
 	int32_t *carry;		/* per index point: the depth going into it */
 	int32_t *low;		/* and the lowest depth before it (<= 0) */
+	int32_t *seg_low;	/* the lowest from it to the next point */
+	uint8_t *seg_gap;	/* whether a gap lies there */
 	uint64_t next;		/* the entry @d hands out next; 0: unknown */
 	int32_t next_carry;	/* the depth going into it */
 	uint64_t decoded;	/* entries decoded again since the load */
@@ -95,6 +97,19 @@ bool replay_history_point(const struct replay_history *h, uint64_t n,
 typedef void replay_scan_fn(void *arg, uint64_t n, const struct replay_insn *in);
 int replay_history_scan(const struct replay_history *h, uint64_t from,
 			uint64_t to, replay_scan_fn *fn, void *arg);
+
+/*
+ * The nearest instruction after @q (before it, with @back) shallower than
+ * @depth, or a gap when @gaps; 0 when there is none.  The stretches
+ * between index points that hold neither are passed over undecoded
+ * (depths.c), so that leaving a long call costs its points, not its
+ * instructions.
+ */
+uint64_t replay_history_shallower(const struct replay_history *h, uint64_t q,
+				  int32_t depth, bool back, bool gaps);
+/* The lowest depth of instructions @from to @to (from <= to <= h->n). */
+int32_t replay_history_lowest(const struct replay_history *h, uint64_t from,
+			      uint64_t to);
 
 /* Instruction @n in the decoder's form (its raw bytes as replay_insn's). */
 void replay_history_entry(const struct replay_history *h, uint64_t n,

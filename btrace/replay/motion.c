@@ -3,7 +3,8 @@
  * Stepping in a replay, by the depths history.c computed: a callee's
  * instructions are deeper than its call, so stepping over a call is
  * skipping what is deeper, and leaving a function is reaching what is
- * shallower.  Gaps stop every motion but stepi, as in gdb.
+ * shallower (replay_history_shallower(), which passes over long calls
+ * without decoding them).  Gaps stop every motion but stepi, as in gdb.
  */
 #include <string.h>
 
@@ -56,11 +57,16 @@ static int next_forward(const struct replay_history *h,
 	int32_t d0 = replay_insn(h, *pos)->depth;
 	struct line l0 = line_of(h, sym, *pos);
 
-	for (uint64_t q = *pos + 1; q <= h->n; q++) {
+	for (uint64_t q = *pos + 1; q && q <= h->n; q++) {
 		int32_t d = replay_insn(h, q)->depth;
 
+		if (!is_gap(h, q) && d > d0) {
+			/* Over the call, to where it returns (or a gap). */
+			q = replay_history_shallower(h, q, d0 + 1, false, true) - 1;
+			continue;
+		}
 		if (is_gap(h, q) || d < d0 ||
-		    (d == d0 && !same_line(l0, line_of(h, sym, q)))) {
+		    !same_line(l0, line_of(h, sym, q))) {
 			*pos = q;
 			return MOTION_DONE;
 		}
@@ -81,10 +87,12 @@ static uint64_t line_start(const struct replay_history *h,
 	while (--q >= 1) {
 		int32_t d = replay_insn(h, q)->depth;
 
+		if (!is_gap(h, q) && d > d0) {
+			q = replay_history_shallower(h, q, d0 + 1, true, true) + 1;
+			continue;
+		}
 		if (is_gap(h, q) || d < d0)
 			break;
-		if (d > d0)
-			continue;
 		if (!same_line(l, line_of(h, sym, q)))
 			break;
 		start = q;
@@ -101,11 +109,15 @@ static int next_backward(const struct replay_history *h,
 	for (uint64_t q = *pos - 1; q >= 1; q--) {
 		int32_t d = replay_insn(h, q)->depth;
 
+		if (!is_gap(h, q) && d > d0) {
+			q = replay_history_shallower(h, q, d0 + 1, true, true) + 1;
+			continue;
+		}
 		if (is_gap(h, q) || d < d0) {
 			*pos = q;
 			return MOTION_DONE;
 		}
-		if (d > d0 || same_line(l0, line_of(h, sym, q)))
+		if (same_line(l0, line_of(h, sym, q)))
 			continue;
 		*pos = line_start(h, sym, q, d0);
 		return MOTION_DONE;
@@ -125,18 +137,18 @@ int motion_next(const struct replay_history *h, struct bts_symbolizer *sym,
 /* Past a call that has no lines: the first instruction after it returns. */
 static uint64_t past_callee(const struct replay_history *h, uint64_t q, int32_t d0)
 {
-	while (q < h->n && replay_insn(h, q + 1)->depth > d0)
-		q++;
-	return q;
+	uint64_t back = replay_history_shallower(h, q, d0 + 1, false, false);
+
+	return back ? back - 1 : h->n;
 }
 
 /* The line of the call that the return to @q comes back from. */
 static struct line call_line(const struct replay_history *h,
 			     struct bts_symbolizer *sym, uint64_t q, int32_t d)
 {
-	while (q > 1 && replay_insn(h, q - 1)->depth > d)
-		q--;
-	return q > 1 ? line_of(h, sym, q - 1) : (struct line){ 0 };
+	uint64_t call = replay_history_shallower(h, q, d + 1, true, false);
+
+	return call ? line_of(h, sym, call) : (struct line){ 0 };
 }
 
 static int step_forward(const struct replay_history *h,
@@ -181,9 +193,9 @@ static int step_forward(const struct replay_history *h,
 static uint64_t before_callee(const struct replay_history *h, uint64_t q,
 			      int32_t d0)
 {
-	while (q > 1 && replay_insn(h, q - 1)->depth > d0)
-		q--;
-	return q;
+	uint64_t call = replay_history_shallower(h, q, d0 + 1, true, false);
+
+	return call ? call + 1 : 1;
 }
 
 /*
@@ -246,15 +258,12 @@ int motion_step(const struct replay_history *h, struct bts_symbolizer *sym,
 int motion_finish(const struct replay_history *h, uint64_t *pos, bool reverse)
 {
 	int32_t d0 = replay_insn(h, *pos)->depth;
-	uint64_t q = *pos;
+	uint64_t q = replay_history_shallower(h, *pos, d0, reverse, false);
 
-	while (reverse ? q > 1 : q < h->n) {
-		q = reverse ? q - 1 : q + 1;
-		if (replay_insn(h, q)->depth < d0) {
-			*pos = q;
-			return MOTION_DONE;
-		}
+	if (q) {
+		*pos = q;
+		return MOTION_DONE;
 	}
-	*pos = q;
+	*pos = reverse ? 1 : h->n;
 	return MOTION_NO_HISTORY;
 }

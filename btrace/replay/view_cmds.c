@@ -36,7 +36,10 @@ int rc_bt(struct replay *r, const char *args)
 		      "not '%s'", args);
 		return -1;
 	}
-	n = replay_frames(&th->h, th->pos, &th->stop, frames, REPLAY_MAX_FRAMES);
+	/* bt N needs one frame more than it shows, to say whether more follow. */
+	n = replay_frames(&th->h, th->pos, &th->stop, frames,
+			  limit > 0 && limit < REPLAY_MAX_FRAMES ? limit + 1
+								 : REPLAY_MAX_FRAMES);
 	hi = n;
 	if (limit > 0 && (size_t)limit < n)
 		hi = limit;

@@ -10,9 +10,12 @@
  *		the 65536-instruction window around it, in ms (median and
  *		worst), and the same without the index (from the start)
  *		at the first of them
- *	replay	`btrace replay -x SCRIPT` with the 10 gotos and a bt at
- *		each: its peak memory at both scales and their ratio
- *		(memory bounded by the window: 1.00x)
+ *	replay	`btrace replay -x SCRIPT` with the 10 gotos and, at each,
+ *		bt, reverse-stepi, reverse-next, reverse-finish, finish and
+ *		next: each command's CPU time (median and worst, as replay
+ *		says with BTRACE_REPLAY_DECODED) and the most instructions
+ *		it decoded; replay's peak memory at both scales and their
+ *		ratio (memory bounded by the window: 1.00x)
  *
  * Usage: lib-index SOURCE.btr BTRACE OUTDIR [N]
  * Exits non-zero when a phase failed.
@@ -41,8 +44,12 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Runs @argv with stdout to @out (NULL: /dev/null): 0 and *cpu, *rss. */
-static int run(char *const argv[], const char *out, double *cpu, long *rss)
+/*
+ * Runs @argv with stdout to @out and stderr to @err (NULL: /dev/null): 0
+ * and *cpu, *rss.
+ */
+static int run(char *const argv[], const char *out, const char *err,
+	       double *cpu, long *rss)
 {
 	struct rusage ru;
 	int status;
@@ -52,7 +59,7 @@ static int run(char *const argv[], const char *out, double *cpu, long *rss)
 	pid = fork();
 	if (!pid) {
 		if (!freopen(out ? out : "/dev/null", "w", stdout) ||
-		    !freopen("/dev/null", "w", stderr))
+		    !freopen(err ? err : "/dev/null", "w", stderr))
 			_exit(126);
 		execv(argv[0], argv);
 		_exit(127);
@@ -129,6 +136,47 @@ static int gotos(const char *path, const uint64_t *at)
 	return 0;
 }
 
+/* What replay is asked at each point, after the goto. */
+static const char *const cmds[] = {
+	"goto", "bt", "reverse-stepi", "reverse-next", "reverse-finish",
+	"finish", "next",
+};
+#define NCMDS (int)(sizeof(cmds) / sizeof(cmds[0]))
+
+/*
+ * Each command's CPU time at the points, from what replay said on stderr
+ * (BTRACE_REPLAY_DECODED): the median and the worst, and what it decoded.
+ */
+static int command_times(const char *err)
+{
+	double ms[NCMDS][POINTS], x;
+	unsigned long long d, last = 0, most[NCMDS] = { 0 };
+	char line[256];
+	int n = 0;
+	FILE *f = fopen(err, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f) && n < NCMDS * POINTS)
+		if (sscanf(line, "decoded %llu in %lf ms cpu", &d, &x) == 2) {
+			ms[n % NCMDS][n / NCMDS] = x;
+			if (d - last > most[n % NCMDS])
+				most[n % NCMDS] = d - last;
+			last = d;
+			n++;
+		}
+	fclose(f);
+	if (n != NCMDS * POINTS)
+		return -1;
+	for (int c = 0; c < NCMDS; c++) {
+		qsort(ms[c], POINTS, sizeof(ms[c][0]), cmp_double);
+		printf("replay   %-15s median %7.2f ms, worst %7.2f ms cpu (target: "
+		       "under 100 ms), at most %llu instructions decoded\n", cmds[c],
+		       (ms[c][4] + ms[c][5]) / 2, ms[c][POINTS - 1], most[c]);
+	}
+	return 0;
+}
+
 /* The history's length: from the file's index. */
 static uint64_t entries(const char *path)
 {
@@ -149,17 +197,18 @@ static uint64_t entries(const char *path)
 static int scale(const char *btrace, const char *dir, const char *path,
 		 uint64_t records, long *replay_rss)
 {
-	char script[4096], *argv[8];
+	char script[4096], err[4096], *argv[8];
 	uint64_t n, at[POINTS];
 	double cpu;
 	long rss;
 	FILE *f;
+	int ret;
 
 	argv[0] = (char *)btrace;
 	argv[1] = "index";
 	argv[2] = (char *)path;
 	argv[3] = NULL;
-	if (run(argv, NULL, &cpu, &rss)) {
+	if (run(argv, NULL, NULL, &cpu, &rss)) {
 		printf("build    failed\n");
 		return -1;
 	}
@@ -173,24 +222,32 @@ static int scale(const char *btrace, const char *dir, const char *path,
 		return -1;
 	}
 	snprintf(script, sizeof(script), "%s/goto.script", dir);
+	snprintf(err, sizeof(err), "%s/goto.err", dir);
 	f = fopen(script, "w");
 	if (!f)
 		return -1;
-	for (int i = 0; i < POINTS; i++)
-		fprintf(f, "goto %" PRIu64 "\nbt\nreverse-stepi\n", at[i]);
+	for (int i = 0; i < POINTS; i++) {
+		fprintf(f, "goto %" PRIu64 "\n", at[i]);
+		for (int c = 1; c < NCMDS; c++)
+			fprintf(f, "%s\n", cmds[c]);
+	}
 	fclose(f);
 	argv[1] = "replay";
 	argv[2] = "-x";
 	argv[3] = script;
 	argv[4] = (char *)path;
 	argv[5] = NULL;
-	if (run(argv, NULL, &cpu, replay_rss)) {
+	setenv("BTRACE_REPLAY_DECODED", "1", 1);
+	ret = run(argv, NULL, err, &cpu, replay_rss);
+	unsetenv("BTRACE_REPLAY_DECODED");
+	if (ret || command_times(err)) {
 		printf("replay   failed\n");
 		return -1;
 	}
-	printf("replay   %d gotos, bt and reverse-stepi at each: %.2f s cpu "
-	       "(the loading pass over the history included), peak %ld KiB\n",
-	       POINTS, cpu, *replay_rss);
+	unlink(script);
+	unlink(err);
+	printf("replay   %d points: %.2f s cpu in all (the loading pass over the "
+	       "history included), peak %ld KiB\n", POINTS, cpu, *replay_rss);
 	return 0;
 }
 

@@ -223,6 +223,70 @@ static size_t decoded_counts(const char *err, uint64_t *v, size_t max)
 	return n;
 }
 
+/* Instruction numbers that start lines of @out ("N\t=> "), in order. */
+static size_t positions(const char *out, uint64_t *v, size_t max)
+{
+	size_t n = 0;
+	unsigned long long x;
+	int len;
+
+	for (const char *l = out; l && *l && n < max; l = strchr(l, '\n')) {
+		if (*l == '\n')
+			l++;
+		if (sscanf(l, "%llu\t=> %n", &x, &len) == 1 && len > 0)
+			v[n++] = x;
+	}
+	return n;
+}
+
+/*
+ * A recording of seq-calls (some 10^5 instructions) with an index of a
+ * point every @interval records, the widest gap between its points in
+ * instructions into *@widest.
+ */
+static char *indexed_seq_calls(uint64_t interval, uint64_t *widest)
+{
+	struct bts_index_opts o = { .sz = sizeof(o), .interval = interval };
+	struct harness_cmd rec;
+	char *btr = record_unindexed("seq-calls", &rec);
+	struct bts_index_point a, b;
+	struct bts_index *ix;
+	struct bts_trace *t;
+
+	ASSERT_EQ(bts_trace_index_file(btr, &o), 0);
+	ASSERT_EQ(bts_trace_new(btr, &t), 0);
+	ASSERT_EQ(bts_index_new(t, 0, NULL, &ix), 0);
+	ASSERT_GT(bts_index_entries(ix), (uint64_t)100000);
+	*widest = 0;
+	for (size_t i = 1; i < bts_index_npoints(ix); i++) {
+		ASSERT_EQ(bts_index_point(ix, i - 1, &a, sizeof(a)), 0);
+		ASSERT_EQ(bts_index_point(ix, i, &b, sizeof(b)), 0);
+		if (b.entry - a.entry > *widest)
+			*widest = b.entry - a.entry;
+	}
+	bts_index_free(ix);
+	bts_trace_free(t);
+	harness_cmd_free(&rec);
+	return btr;
+}
+
+/* replay --window @window -x @script @btr, counting what it decodes. */
+static void replay_counted(const char *btr, const char *window,
+			   const char *script, struct harness_cmd *cmd)
+{
+	char *sp = harness_path(harness_tmpdir(), "script");
+	const char *args[] = { "replay", "--window", window, "-x", sp, btr, NULL };
+	FILE *f = fopen(sp, "w");
+
+	ASSERT_TRUE(f != NULL);
+	fputs(script, f);
+	fclose(f);
+	ASSERT_EQ(setenv("BTRACE_REPLAY_DECODED", "1", 1), 0);
+	rp_btrace(args, 0, cmd);
+	unsetenv("BTRACE_REPLAY_DECODED");
+	free(sp);
+}
+
 /*
  * bt away from a crash decodes from the index point before the position
  * (its return sites, then the calls and returns since), never the history
@@ -234,43 +298,46 @@ TEST(replay_window, a_backtrace_decodes_from_the_point_before_it)
 {
 	static const char script[] =
 		"goto end\nreverse-stepi 40\nbt\ngoto 70000\nbt\n";
-	struct bts_index_opts o = { .sz = sizeof(o), .interval = 64 };
-	char *sp = harness_path(harness_tmpdir(), "script");
-	const char *args[] = { "replay", "--window", "16", "-x", sp, NULL, NULL };
-	struct harness_cmd rec, cmd;
-	char *btr = record_unindexed("seq-calls", &rec);
-	struct bts_index_point a, b;
-	uint64_t widest = 0, d[8];
-	struct bts_index *ix;
-	struct bts_trace *t;
-	FILE *f = fopen(sp, "w");
+	struct harness_cmd cmd;
+	uint64_t widest, d[8];
+	char *btr = indexed_seq_calls(64, &widest);
 
-	ASSERT_TRUE(f != NULL);
-	fputs(script, f);
-	fclose(f);
-	ASSERT_EQ(bts_trace_index_file(btr, &o), 0);
-	ASSERT_EQ(bts_trace_new(btr, &t), 0);
-	ASSERT_EQ(bts_index_new(t, 0, NULL, &ix), 0);
-	ASSERT_GT(bts_index_entries(ix), (uint64_t)100000);
-	for (size_t i = 1; i < bts_index_npoints(ix); i++) {
-		ASSERT_EQ(bts_index_point(ix, i - 1, &a, sizeof(a)), 0);
-		ASSERT_EQ(bts_index_point(ix, i, &b, sizeof(b)), 0);
-		if (b.entry - a.entry > widest)
-			widest = b.entry - a.entry;
-	}
-	args[5] = btr;
-	ASSERT_EQ(setenv("BTRACE_REPLAY_DECODED", "1", 1), 0);
-	rp_btrace(args, 0, &cmd);
-	unsetenv("BTRACE_REPLAY_DECODED");
+	replay_counted(btr, "16", script, &cmd);
 	ASSERT_EQ(decoded_counts(cmd.err, d, 8), (size_t)5);
 	EXPECT_TRUE(strstr(cmd.out, "#1  0x") != NULL);
 	EXPECT_LE(d[2] - d[1], 2 * widest + 4 * 16);
 	EXPECT_LE(d[4] - d[3], 2 * widest + 4 * 16);
-	EXPECT_LT((d[2] - d[1]) * 20, bts_index_entries(ix));
-	bts_index_free(ix);
-	bts_trace_free(t);
+	EXPECT_LT((d[2] - d[1]) * 20, (uint64_t)100000);
 	harness_cmd_free(&cmd);
-	harness_cmd_free(&rec);
 	free(btr);
-	free(sp);
+}
+
+/*
+ * Leaving a call passes over the stretches between index points that it
+ * ran deeper than the frame left: reverse-finish out of
+ * __libc_start_call_main (back over main and exit, some 10^4
+ * instructions) and finish to the end decode only the stretches where
+ * they start and stop, each refill at most the widest gap and a window;
+ * a walk would decode every instruction between, and more.
+ */
+TEST(replay_window, leaving_a_long_call_decodes_only_its_ends)
+{
+	static const char script[] = "goto end\nreverse-finish\nreverse-finish\n"
+		"reverse-finish\nreverse-finish\nfinish\n";
+	struct harness_cmd cmd;
+	uint64_t widest, d[8], at[8], bound;
+	char *btr = indexed_seq_calls(16, &widest);
+
+	replay_counted(btr, "256", script, &cmd);
+	ASSERT_EQ(decoded_counts(cmd.err, d, 8), (size_t)6);
+	/* The stop, then one line for each command. */
+	ASSERT_EQ(positions(cmd.out, at, 8), (size_t)7);
+	bound = 4 * (widest + 256);
+	/* Back over main: a walk would have decoded more than the bound. */
+	ASSERT_GT(at[4] - at[5], bound);
+	EXPECT_LE(d[4] - d[3], bound);
+	EXPECT_GT(at[6], at[5]);
+	EXPECT_LE(d[5] - d[4], bound);
+	harness_cmd_free(&cmd);
+	free(btr);
 }
