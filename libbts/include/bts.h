@@ -66,6 +66,7 @@ struct bts_trace;
 struct bts_rec_iter;
 struct bts_insn_decoder;
 struct bts_index;
+struct bts_trace_memory;
 struct bts_call_cursor;
 struct bts_call_history;
 struct bts_symbolizer;
@@ -859,6 +860,29 @@ BTS_API size_t bts_trace_nimages(const struct bts_trace *t, pid_t pid);
 /* Image @i of process @pid, or NULL. */
 BTS_API const struct bts_image_info *
 bts_trace_image(const struct bts_trace *t, pid_t pid, size_t i);
+
+/*
+ * The memory of process @pid as the trace shows it: the bytes the decoder
+ * reads, from the files its maps name (a file whose build-id differs from
+ * the recorded one holds nothing) and the code copies the trace carries.
+ * Nothing else of the process's memory (its data, stack, heap) is in a
+ * trace.  0 and *@out; @t must outlive it.
+ * Errors: -BTS_E_INVAL (NULL @t or @out, no process @pid in @t).
+ */
+BTS_API int bts_trace_memory_new(const struct bts_trace *t, pid_t pid,
+				 struct bts_trace_memory **out);
+BTS_API void bts_trace_memory_free(struct bts_trace_memory *m);
+/*
+ * Up to @len bytes at @addr into @buf: how many were read, short where
+ * what the trace holds ends.
+ * Errors: -BTS_E_INVAL (NULL @m, NULL @buf with @len), -BTS_E_IO (the trace
+ * holds nothing at @addr).
+ */
+BTS_API ssize_t bts_trace_memory_read(struct bts_trace_memory *m,
+				      uint64_t addr, void *buf, size_t len);
+/* The @i-th warning (a file not found or changed), or NULL past the last. */
+BTS_API const char *bts_trace_memory_warning(const struct bts_trace_memory *m,
+					     size_t i);
 
 /* ------------------------------------------------------------------ records */
 
