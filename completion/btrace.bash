@@ -70,10 +70,10 @@ _btrace()
 	-p | --pid | --attach)
 		COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur"))
 		return ;;
-	-o | --output | -x | --script)
+	-o | --output | -x | --script | --trace)
 		_btrace_files "$cur"
 		return ;;
-	--buffer | --keep | --last | --from | --to | --thread | --cpu | --skip | \
+	--buffer | --keep | --last | --from | --to | --thread | --at | --cpu | --skip | \
 	--max-size | --duration | --listen | --function | --object | --grep | --addr | \
 	--pebs-period)
 		return ;;

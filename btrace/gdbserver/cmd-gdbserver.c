@@ -26,7 +26,8 @@
 
 static const struct command_help gdbserver_help = {
 	.name = "gdbserver",
-	.usage = { "[OPTIONS] [--] PROG [ARGS...]", "[OPTIONS] --attach PID" },
+	.usage = { "[OPTIONS] [--] PROG [ARGS...]", "[OPTIONS] --attach PID",
+		   "[OPTIONS] --trace FILE [--at N] [--thread TID]" },
 	.summary =
 	"Lets gdb debug PROG (started stopped at its first instruction) or the\n"
 	"running process PID while btrace records its branches: gdb's `record\n"
@@ -35,6 +36,8 @@ static const struct command_help gdbserver_help = {
 	"  (gdb) target remote | btrace gdbserver -- ./prog\n"
 	"  (gdb) record btrace bts\n"
 	"or, with --listen, over TCP (gdb: target remote HOST:PORT).\n"
+	"With --trace, gdb reads the history of a saved trace instead: its\n"
+	"thread stands at the end (or at instruction N), nothing runs.\n"
 	"Logs go to stderr; with stdin/stdout the program's output goes there too.",
 	.details =
 	"--listen binds the loopback (127.0.0.1) unless a host is given: give\n"
@@ -52,11 +55,26 @@ static const struct command_help gdbserver_help = {
 	"--source: ptrace-step works everywhere; kmod-step (the ptrace_bts\n"
 	"module) is much faster, and records only the threads gdb records, in\n"
 	"a buffer of the size gdb asks for.  auto takes kmod-step when the\n"
-	"module offers it, else ptrace-step.\n",
+	"module offers it, else ptrace-step.\n"
+	"\n"
+	"--trace FILE: the thread (TID, or the crashed one, or the first) stands\n"
+	"at instruction N of its history (numbered as btrace dump --insns does;\n"
+	"default: the last), its pc known, and at the end of a crash trace its\n"
+	"saved registers; gdb sees the others as unavailable.  Memory is the\n"
+	"code the trace holds (its files, build-id checked, and code copies).\n"
+	"`record btrace bts` gives gdb the newest buffer-size/24 branches before\n"
+	"N, decoded from the trace's index point before them (btrace index);\n"
+	"continuing, stepping and writes are refused: the history is read-only.\n"
+	"\n"
+	"Exit status: 0; 1 when FILE cannot be used (missing, not a trace, no\n"
+	"such thread, N past its history); 2 for a bad command line.\n",
 };
 
 struct gs_opts {
 	const char *listen;
+	const char *trace;	/* a saved trace instead of a program */
+	uint64_t at;		/* its end: an instruction number; 0: the last */
+	pid_t thread;
 	pid_t pid;
 	int source;
 	bool persist;
@@ -68,6 +86,7 @@ enum { END_DISCONNECT, END_DETACHED, END_GONE };
 
 struct stub {
 	struct gdb_server sv;
+	struct gdb_trace *tr;
 	struct bts_control *c;
 	struct bts_session *s;
 	struct conn cn;
@@ -172,7 +191,7 @@ static int on_packet(struct stub *g, struct rsp_framer *f)
 	case GDB_DETACHED:
 		if (send_frame(g, g->reply.s, g->reply.len))
 			return -1;
-		if (!g->gone && bts_control_detach(g->c))
+		if (!g->gone && g->c && bts_control_detach(g->c))
 			error("gdbserver: detaching left a thread behind");
 		g->gone = true;
 		g->sv.c = NULL;
@@ -280,8 +299,9 @@ static int take_stdio(int *in, int *out)
 
 static void finish(struct stub *g)
 {
-	if (!g->gone && bts_control_spawned(g->c))
+	if (g->c && !g->gone && bts_control_spawned(g->c))
 		bts_control_kill(g->c);
+	gdb_trace_free(g->tr);
 	bts_control_free(g->c);
 	/* An attached program is detached here, its code restored. */
 	bts_session_free(g->s);
@@ -328,6 +348,67 @@ static int check_refusal(const struct gs_opts *o)
 	return -1;
 }
 
+/* Serves one connection (or --listen's) until it ends. */
+static int serve_all(struct stub *g, const struct gs_opts *o, int in, int out,
+		     int lfd, const char *where)
+{
+	int ret = 0;
+
+	if (lfd >= 0) {
+		fprintf(stderr, "btrace: gdbserver: listening on %s\n", where);
+		ret = run_listen(g, o, lfd);
+		close(lfd);
+	} else {
+		conn_init(&g->cn, in, out);
+		g->cn.stop_fd = g->stop_fd;
+		serve(g);
+		conn_close(&g->cn);
+	}
+	return ret;
+}
+
+/* --trace: nothing is traced, no tracer is needed. */
+static int gdbserver_trace(const struct gs_opts *o)
+{
+	struct stub *g = calloc(1, sizeof(*g));
+	char where[300], why[512];
+	const char *bad;
+	int in = -1, out = -1, lfd = -1, ret;
+
+	if (!g)
+		return EXIT_FAILED;
+	gdb_server_init(&g->sv, NULL);	/* finish() frees it on every path */
+	if (gdb_trace_open(o->trace, o->thread, o->at, &g->tr, why, sizeof(why))) {
+		error("gdbserver: %s", why);
+		finish(g);
+		free(g);
+		return EXIT_FAILED;
+	}
+	g->stop_fd = stub_stop_init();
+	signal(SIGPIPE, SIG_IGN);
+	if (o->listen) {
+		lfd = listen_on(o->listen, where, sizeof(where), &bad);
+		if (lfd < 0) {
+			error("gdbserver: --listen %s: %s", o->listen, bad);
+			finish(g);
+			free(g);
+			return EXIT_USAGE;
+		}
+	} else if (take_stdio(&in, &out)) {
+		finish(g);
+		free(g);
+		return EXIT_FAILED;
+	}
+	signal(SIGINT, SIG_IGN);
+	g->sv.tr = g->tr;
+	g->sv.pid = gdb_trace_pid(g->tr);
+	g->sv.debug = o->debug;
+	ret = serve_all(g, o, in, out, lfd, where);
+	finish(g);
+	free(g);
+	return ret;
+}
+
 static int gdbserver(const struct gs_opts *o, char **cmd)
 {
 	struct stub *g = calloc(1, sizeof(*g));
@@ -370,16 +451,7 @@ static int gdbserver(const struct gs_opts *o, char **cmd)
 	signal(SIGINT, SIG_IGN);
 	gdb_server_init(&g->sv, g->c);
 	g->sv.debug = o->debug;
-	if (lfd >= 0) {
-		fprintf(stderr, "btrace: gdbserver: listening on %s\n", where);
-		ret = run_listen(g, o, lfd);
-		close(lfd);
-	} else {
-		conn_init(&g->cn, in, out);
-		g->cn.stop_fd = g->stop_fd;
-		serve(g);
-		conn_close(&g->cn);
-	}
+	ret = serve_all(g, o, in, out, lfd, where);
 	finish(g);
 	free(g);
 	return ret;
@@ -397,6 +469,25 @@ static int auto_source(void)
 	return PTBTS_SOURCE_PTRACE_STEP;
 }
 
+/* What --trace does not go with; says so and -1. */
+static int trace_usage(const struct gs_opts *o, bool prog)
+{
+	if (prog || o->pid) {
+		error("gdbserver: give a program, --attach PID or --trace FILE, "
+		      "one of them");
+		return -1;
+	}
+	if (o->source != BTS_SOURCE_AUTO) {
+		error("gdbserver: --source: a trace is recorded already");
+		return -1;
+	}
+	if (o->persist && !o->listen) {
+		error("gdbserver: --persist needs --listen");
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_gdbserver(int argc, char **argv)
 {
 	struct gs_opts o = { .source = BTS_SOURCE_AUTO };
@@ -405,6 +496,14 @@ int cmd_gdbserver(int argc, char **argv)
 			   "serve on TCP: HOST:PORT, :PORT or PORT (default host: 127.0.0.1)"),
 		OPT_CALLBACK(0, "attach", "PID", &o.pid,
 			     "debug the running process PID instead of PROG", parse_pid),
+		OPT_STRING(0, "trace", "FILE", &o.trace,
+			   "read the history of the saved trace FILE instead of PROG"),
+		OPT_CALLBACK(0, "at", "N", &o.at,
+			     "--trace: stand at instruction N (default: the last)",
+			     parse_count),
+		OPT_CALLBACK(0, "thread", "TID", &o.thread,
+			     "--trace: the thread TID (default: the crashed, else the first)",
+			     parse_pid),
 		OPT_FLAG(0, "persist", &o.persist,
 			 "with --listen: keep the program when gdb disconnects"),
 		OPT_SOURCE(&o.source, "auto (default), kmod-step or ptrace-step"),
@@ -418,6 +517,12 @@ int cmd_gdbserver(int argc, char **argv)
 		return 0;
 	if (first < 0)
 		return EXIT_USAGE;
+	if (o.trace)
+		return trace_usage(&o, first < argc) ? EXIT_USAGE : gdbserver_trace(&o);
+	if (o.at || o.thread) {
+		error("gdbserver: --%s goes with --trace FILE", o.at ? "at" : "thread");
+		return EXIT_USAGE;
+	}
 	if (o.pid && first < argc) {
 		error("gdbserver: give a program or --attach PID, not both");
 		return EXIT_USAGE;

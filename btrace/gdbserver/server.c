@@ -54,14 +54,38 @@ void gdb_server_reconnect(struct gdb_server *sv)
 	sv->bts_size = GDB_BTS_SIZE_DEFAULT;
 }
 
+bool gdb_has_program(const struct gdb_server *sv)
+{
+	return sv->c || sv->tr;
+}
+
+ssize_t gdb_read_memory(struct gdb_server *sv, uint64_t addr, void *buf,
+			size_t len)
+{
+	if (sv->tr)
+		return gdb_trace_read(sv->tr, addr, buf, len);
+	return sv->c ? bts_control_read(sv->c, addr, buf, len) : -1;
+}
+
+/* The threads of the program into @tids (at most @max): how many. */
+static size_t program_threads(struct gdb_server *sv, pid_t *tids, size_t max)
+{
+	if (sv->tr) {
+		if (max)
+			tids[0] = gdb_trace_tid(sv->tr);
+		return 1;
+	}
+	return sv->c ? bts_control_threads(sv->c, tids, max) : 0;
+}
+
 bool gdb_thread_alive(struct gdb_server *sv, pid_t tid)
 {
 	pid_t tids[MAX_THREADS];
 	size_t i, n;
 
-	if (!sv->c || tid <= 0)
+	if (!gdb_has_program(sv) || tid <= 0)
 		return false;
-	n = bts_control_threads(sv->c, tids, MAX_THREADS);
+	n = program_threads(sv, tids, MAX_THREADS);
 	for (i = 0; i < n && i < MAX_THREADS; i++)
 		if (tids[i] == tid)
 			return true;
@@ -102,13 +126,13 @@ pid_t gdb_general_thread(struct gdb_server *sv)
 {
 	pid_t tids[1];
 
-	if (!sv->c)
+	if (!gdb_has_program(sv))
 		return 0;
 	if (sv->gthread > 0 && gdb_thread_alive(sv, sv->gthread))
 		return sv->gthread;
 	if (sv->stop_tid > 0 && gdb_thread_alive(sv, sv->stop_tid))
 		return sv->stop_tid;
-	return bts_control_threads(sv->c, tids, 1) ? tids[0] : 0;
+	return program_threads(sv, tids, 1) ? tids[0] : 0;
 }
 
 static void error_reply(struct strbuf *reply)
@@ -125,10 +149,11 @@ static void supported(struct gdb_server *sv, const struct rsp_req *rq,
 	sb_printf(reply, "PacketSize=%x;QStartNoAckMode+;%s%s%s"
 		  "qXfer:auxv:read+;qXfer:exec-file:read+;qXfer:features:read+;"
 		  "Qbtrace:bts+;Qbtrace-conf:bts:size+;Qbtrace:off+;"
-		  "qXfer:btrace:read+;qXfer:btrace-conf:read+",
+		  "qXfer:btrace:read+;qXfer:btrace-conf:read+%s",
 		  RSP_PACKET_MAX, rq->swbreak ? "swbreak+;" : "",
 		  rq->exec_events ? "exec-events+;" : "",
-		  rq->multiprocess ? "multiprocess+;" : "");
+		  rq->multiprocess ? "multiprocess+;" : "",
+		  sv->tr ? ";qXfer:libraries-svr4:read+" : "");
 }
 
 static void threads_first(struct gdb_server *sv, struct strbuf *reply)
@@ -139,14 +164,14 @@ static void threads_first(struct gdb_server *sv, struct strbuf *reply)
 	free(sv->tids);
 	sv->tids = NULL;
 	sv->ntids = sv->tids_sent = 0;
-	if (!sv->c) {
+	if (!gdb_has_program(sv)) {
 		sb_puts(reply, "l");
 		return;
 	}
 	tids = malloc(MAX_THREADS * sizeof(*tids));
 	if (!tids)
 		return error_reply(reply);
-	n = bts_control_threads(sv->c, tids, MAX_THREADS);
+	n = program_threads(sv, tids, MAX_THREADS);
 	sv->tids = tids;
 	sv->ntids = n < MAX_THREADS ? n : MAX_THREADS;
 	if (!sv->ntids) {
@@ -204,11 +229,11 @@ static void read_mem(struct gdb_server *sv, const struct rsp_req *rq,
 	size_t len = rq->len < sizeof(buf) ? rq->len : sizeof(buf);
 	ssize_t n;
 
-	if (!sv->c)
+	if (!gdb_has_program(sv))
 		return error_reply(reply);
 	if (!len)
 		return;		/* an empty read reads nothing: empty data */
-	n = bts_control_read(sv->c, rq->addr, buf, len);
+	n = gdb_read_memory(sv, rq->addr, buf, len);
 	if (n <= 0)
 		return error_reply(reply);
 	sb_hex(reply, buf, (size_t)n);
@@ -220,6 +245,8 @@ static void write_mem(struct gdb_server *sv, const struct rsp_req *rq,
 	uint8_t buf[RSP_PACKET_MAX];
 	ssize_t n;
 
+	if (sv->tr)
+		return gdb_read_only(reply);
 	if (!sv->c || rq->len > sizeof(buf))
 		return error_reply(reply);
 	if (rq->binary)
@@ -237,6 +264,8 @@ static void breakpoint(struct gdb_server *sv, const struct rsp_req *rq,
 {
 	int err;
 
+	if (sv->tr)
+		return gdb_read_only(reply);
 	if (!sv->c)
 		return error_reply(reply);
 	if (rq->kind == RQ_INSERT_BP)
@@ -273,7 +302,7 @@ static void status(struct gdb_server *sv, struct strbuf *reply)
 		gdb_stop_reply(sv, &sv->last, reply);
 		return;
 	}
-	if (!sv->c) {
+	if (!gdb_has_program(sv)) {
 		sb_puts(reply, "W00");
 		if (sv->multiprocess && sv->pid)
 			sb_printf(reply, ";process:%x", (unsigned int)sv->pid);
@@ -281,6 +310,8 @@ static void status(struct gdb_server *sv, struct strbuf *reply)
 	}
 	/* Not resumed since the connection: stopped as at its start. */
 	st.tid = gdb_general_thread(sv);
+	if (sv->tr)
+		st.signo = gdb_trace_signal(sv->tr);
 	gdb_stop_reply(sv, &st, reply);
 }
 
@@ -361,7 +392,9 @@ static int dispatch(struct gdb_server *sv, const struct rsp_req *rq,
 		threads_next(sv, reply);
 		break;
 	case RQ_ATTACHED:
-		sb_puts(reply, sv->c && !bts_control_spawned(sv->c) ? "1" : "0");
+		/* A trace is let go (detached) at gdb's quit, never killed. */
+		sb_puts(reply, sv->tr || (sv->c && !bts_control_spawned(sv->c)) ?
+			"1" : "0");
 		break;
 	case RQ_XFER_READ:
 		gdb_xfer(sv, rq, reply);

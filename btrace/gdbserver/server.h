@@ -10,6 +10,7 @@
  * server_run.c      resuming, stop replies, signal numbers
  * server_btrace.c   Qbtrace*, qXfer:btrace*:read (branch trace as gdb's BTS)
  * server_xfer.c     qXfer objects: chunks of a document built once
+ * server_trace.c    a saved trace as the program (--trace): read-only
  */
 #ifndef BTRACE_GDB_SERVER_H
 #define BTRACE_GDB_SERVER_H
@@ -29,16 +30,22 @@
 struct bt_state {
 	pid_t tid;
 	uint64_t size;		/* bytes: size / 24 records are kept */
-	uint64_t enable_no;	/* records before the enable are not gdb's */
-	uint64_t enable_pc;
+	uint64_t enable_no;	/* the newest record at the enable */
+	uint64_t enable_pc;	/* where the block after first_no begins */
+	uint64_t first_no;	/* records before it are not gdb's */
+	bool first_known;	/* enable_pc is known (else: a trace's window
+				 * starts inside the history) */
 	uint64_t last_no;	/* where the last read ended (delta) */
 	uint64_t last_pc;
 };
 
 #define GDB_VFILE_MAX 16	/* files gdb may hold open through vFile */
 
+struct gdb_trace;
+
 struct gdb_server {
-	struct bts_control *c;	/* NULL: no program (gone, or fuzzing) */
+	struct bts_control *c;	/* NULL: no live program (gone, a trace, fuzzing) */
+	struct gdb_trace *tr;	/* a saved trace instead of a program, or NULL */
 	bool noack;
 	bool swbreak;
 	bool exec_events;	/* gdb wants exec stops (T05exec:) */
@@ -85,6 +92,11 @@ int gdb_handle(struct gdb_server *sv, const char *pkt, size_t len,
 	       struct strbuf *reply);
 
 /* server.c */
+/* A program to answer from: live, or a saved trace. */
+bool gdb_has_program(const struct gdb_server *sv);
+/* Memory of the program (a trace's: what it holds); as bts_control_read(). */
+ssize_t gdb_read_memory(struct gdb_server *sv, uint64_t addr, void *buf,
+			size_t len);
 bool gdb_thread_alive(struct gdb_server *sv, pid_t tid);
 /* @tid as gdb's thread id: pPID.TID with multiprocess ids, else TID. */
 void gdb_put_thread(struct gdb_server *sv, struct strbuf *b, pid_t tid);
@@ -103,6 +115,8 @@ void gdb_set_reg(struct gdb_server *sv, const struct rsp_req *rq,
 void gdb_regs_expedite(struct gdb_server *sv, pid_t tid, struct strbuf *reply);
 
 /* server_run.c */
+/* The error gdb shows for what would change a saved trace's program. */
+void gdb_read_only(struct strbuf *reply);
 int gdb_resume(struct gdb_server *sv, const struct rsp_req *rq,
 	       struct strbuf *reply);
 void gdb_stop_reply(struct gdb_server *sv, const struct bts_stop *st,
@@ -131,5 +145,46 @@ void gdb_vfile_close_all(struct gdb_server *sv);
 /* server_xfer.c */
 void gdb_xfer(struct gdb_server *sv, const struct rsp_req *rq,
 	      struct strbuf *reply);
+
+/*
+ * server_trace.c: the program of a saved trace, its thread stopped at
+ * instruction @at (from 1; 0: the last).  0, or -1 with the reason in
+ * @why; *@out is set either way (gdb_trace_free() it).
+ */
+int gdb_trace_open(const char *path, pid_t tid, uint64_t at,
+		   struct gdb_trace **out, char *why, size_t size);
+void gdb_trace_free(struct gdb_trace *tr);
+pid_t gdb_trace_pid(const struct gdb_trace *tr);
+pid_t gdb_trace_tid(const struct gdb_trace *tr);
+/* The stop's signal: the crash's for the crashed thread, else SIGTRAP. */
+int gdb_trace_signal(const struct gdb_trace *tr);
+int gdb_trace_bits(const struct gdb_trace *tr);
+ssize_t gdb_trace_read(struct gdb_trace *tr, uint64_t addr, void *buf,
+		       size_t len);
+/* Registers at the end: true when all of @r is known, else only rip. */
+bool gdb_trace_regs(const struct gdb_trace *tr, struct bts_regs *r);
+const char *gdb_trace_exe(const struct gdb_trace *tr);
+/* A synthetic auxv: AT_ENTRY where the trace maps the program, AT_BASE. */
+int gdb_trace_auxv(const struct gdb_trace *tr, struct strbuf *doc);
+/* qXfer:libraries-svr4: the shared objects the trace maps. */
+int gdb_trace_libraries(const struct gdb_trace *tr, struct strbuf *doc);
+
+/* Records a window holds (of 24 bytes): gdb may ask for up to 4 GB. */
+#define GDB_TRACE_KEEP_MAX (1ULL << 22)
+
+/* The records gdb's enable sees, numbered as a live thread's are. */
+struct gdb_trace_window {
+	uint64_t oldest, written;	/* records [oldest, written) */
+	bool from_start;		/* the oldest block's start is known: */
+	uint64_t begin;			/* (the history's, or a gap's end) */
+	uint64_t pc;
+	uint64_t size;			/* the buffer's bytes, as gdb is told */
+};
+/* The window of the newest @size / 24 records before the end: 0 or -error. */
+int gdb_trace_enable(struct gdb_trace *tr, uint64_t size,
+		     struct gdb_trace_window *w);
+/* Record @k of the window: 0, or -1 outside it. */
+int gdb_trace_record(const struct gdb_trace *tr, uint64_t k,
+		     struct ptbts_record *rec);
 
 #endif /* BTRACE_GDB_SERVER_H */

@@ -14,6 +14,10 @@
  * was lost), or 0 in a delta, which gdb stitches to its last instruction.
  * A record that is no branch (a gap or loss marker, an exec) ends what can
  * be told: all/new start after it, and a delta across it is E.Overflow.
+ *
+ * A saved trace (server_trace.c) hands out the window of records before
+ * its end at the enable, numbered as a live thread's; the documents are
+ * built from them here in the same way.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +51,11 @@ static bool current_pc(struct gdb_server *sv, pid_t tid, uint64_t *pc)
 {
 	struct bts_regs r;
 
+	if (sv->tr) {
+		gdb_trace_regs(sv->tr, &r);
+		*pc = r.rip;
+		return true;
+	}
 	if (!sv->c || bts_control_getregs(sv->c, tid, &r))
 		return false;
 	*pc = r.rip;
@@ -63,6 +72,79 @@ static bool is_branch(const struct ptbts_record *rec)
 			     kind == PTBTS_KIND_SIGRETURN);
 }
 
+/* The records of @tid: [@oldest, @written); 0 or -1. */
+static int trace_span(struct gdb_server *sv, pid_t tid, uint64_t *oldest,
+		      uint64_t *written)
+{
+	if (sv->tr) {
+		struct bt_state *b = find(sv, tid);
+
+		*oldest = 1;
+		*written = b ? b->enable_no : 1;
+		return b ? 0 : -1;
+	}
+	return sv->c ? bts_control_trace(sv->c, tid, oldest, written) : -1;
+}
+
+static int get_record(struct gdb_server *sv, pid_t tid, uint64_t k,
+		      struct ptbts_record *rec)
+{
+	if (sv->tr)
+		return gdb_trace_record(sv->tr, k, rec);
+	return bts_control_record(sv->c, tid, k, rec);
+}
+
+static struct bt_state *add_state(struct gdb_server *sv)
+{
+	struct bt_state *b;
+
+	if (sv->nbt == sv->capbt) {
+		size_t cap = sv->capbt ? 2 * sv->capbt : 8;
+
+		b = realloc(sv->bt, cap * sizeof(*b));
+		if (!b)
+			return NULL;
+		sv->bt = b;
+		sv->capbt = cap;
+	}
+	return &sv->bt[sv->nbt++];
+}
+
+/*
+ * A saved trace: the history before its end is there already, in a
+ * window of gdb's size.  Its end is "written" (the newest record).
+ */
+static bool enable_trace(struct gdb_server *sv, pid_t tid, struct strbuf *reply)
+{
+	struct gdb_trace_window w;
+	struct bt_state *b;
+	int r = gdb_trace_enable(sv->tr, sv->bts_size, &w);
+
+	if (r) {
+		sb_printf(reply, "E.%s", bts_errstr(r));
+		return false;
+	}
+	b = add_state(sv);
+	if (!b) {
+		sb_puts(reply, "E.Could not enable btrace.");
+		return false;
+	}
+	/*
+	 * The records from the window's start are gdb's, as if enabled
+	 * there.  gdb's first read after an enable is a delta onto the pc it
+	 * stands at, which would put the window after it: nothing was read
+	 * yet (a last read before the oldest record) makes that delta
+	 * E.Overflow, and gdb reads "new", the whole window, instead.
+	 */
+	*b = (struct bt_state){
+		.tid = tid, .size = w.size,
+		.enable_no = w.written, .enable_pc = w.begin,
+		.first_no = w.oldest, .first_known = w.from_start,
+		.last_no = w.oldest - 1, .last_pc = 0,
+	};
+	return true;
+}
+
 static bool enable(struct gdb_server *sv, pid_t tid, struct strbuf *reply)
 {
 	uint64_t oldest, written, pc, size;
@@ -72,6 +154,8 @@ static bool enable(struct gdb_server *sv, pid_t tid, struct strbuf *reply)
 		sb_puts(reply, "E.Btrace already enabled.");
 		return false;
 	}
+	if (sv->tr)
+		return enable_trace(sv, tid, reply);
 	if (!current_pc(sv, tid, &pc)) {
 		sb_puts(reply, "E.No such thread.");
 		return false;
@@ -86,21 +170,16 @@ static bool enable(struct gdb_server *sv, pid_t tid, struct strbuf *reply)
 		sb_puts(reply, "E.No such thread.");
 		return false;
 	}
-	if (sv->nbt == sv->capbt) {
-		size_t cap = sv->capbt ? 2 * sv->capbt : 8;
-
-		b = realloc(sv->bt, cap * sizeof(*b));
-		if (!b) {
-			bts_control_btrace_disable(sv->c, tid);
-			sb_puts(reply, "E.Could not enable btrace.");
-			return false;
-		}
-		sv->bt = b;
-		sv->capbt = cap;
+	b = add_state(sv);
+	if (!b) {
+		bts_control_btrace_disable(sv->c, tid);
+		sb_puts(reply, "E.Could not enable btrace.");
+		return false;
 	}
-	sv->bt[sv->nbt++] = (struct bt_state){
+	*b = (struct bt_state){
 		.tid = tid, .size = size,
 		.enable_no = written, .enable_pc = pc,
+		.first_no = written, .first_known = true,
 		.last_no = written, .last_pc = pc,
 	};
 	return true;
@@ -194,7 +273,7 @@ static bool insn_before(struct gdb_server *sv, uint64_t begin, uint64_t from,
 				 ZYDIS_STACK_WIDTH_64);
 	/* A block of straight-line code: bounded, as the source walked it. */
 	for (i = 0; i < 65536 && pc < from; i++) {
-		n = bts_control_read(sv->c, pc, code, sizeof(code));
+		n = gdb_read_memory(sv, pc, code, sizeof(code));
 		if (n <= 0 || ZYAN_FAILED(ZydisDecoderDecodeInstruction(
 				&dec, NULL, code, (ZyanUSize)n, &insn)))
 			return false;
@@ -215,7 +294,7 @@ static bool signal_end(struct gdb_server *sv, pid_t tid, uint64_t k,
 	uint64_t from = *end;
 
 	if (k > first) {
-		if (bts_control_record(sv->c, tid, k - 1, &prev))
+		if (get_record(sv, tid, k - 1, &prev))
 			return false;
 		begin = prev.to;
 	}
@@ -240,7 +319,7 @@ static int blocks(struct gdb_server *sv, pid_t tid, uint64_t first,
 	uint64_t end = pc, k;
 
 	for (k = written; k > first; k--) {
-		if (bts_control_record(sv->c, tid, k - 1, &rec))
+		if (get_record(sv, tid, k - 1, &rec))
 			return fail(doc, "E.Generic Error.");
 		if (end)
 			block(doc, rec.to, end);
@@ -265,7 +344,7 @@ static uint64_t unbroken_from(struct gdb_server *sv, pid_t tid, uint64_t first,
 	uint64_t k;
 
 	for (k = written; k > first; k--)
-		if (bts_control_record(sv->c, tid, k - 1, &rec) || !is_branch(&rec))
+		if (get_record(sv, tid, k - 1, &rec) || !is_branch(&rec))
 			return k;
 	return first;
 }
@@ -283,7 +362,7 @@ static int trace_doc(struct gdb_server *sv, pid_t tid, const char *annex,
 	if (!delta && strcmp(annex, "all") && strcmp(annex, "new"))
 		return fail(doc, "E.Bad annex.");
 	if (!current_pc(sv, tid, &pc) ||
-	    bts_control_trace(sv->c, tid, &oldest, &written))
+	    trace_span(sv, tid, &oldest, &written))
 		return fail(doc, "E.No such thread.");
 	keep = b->size / REC_SIZE ? b->size / REC_SIZE : 1;
 	sb_puts(doc, "<!DOCTYPE btrace SYSTEM \"btrace.dtd\">\n"
@@ -297,7 +376,7 @@ static int trace_doc(struct gdb_server *sv, pid_t tid, const char *annex,
 		   pc == b->last_pc) {
 		err = 0;	/* nothing new: no blocks */
 	} else {
-		first = b->enable_no;
+		first = b->first_no;
 		if (first < oldest)
 			first = oldest;
 		if (written - first > keep)
@@ -305,7 +384,7 @@ static int trace_doc(struct gdb_server *sv, pid_t tid, const char *annex,
 		first = unbroken_from(sv, tid, first, written);
 		/* Where the oldest kept block began is known only from the enable. */
 		err = blocks(sv, tid, first, written, pc, b->enable_pc,
-			     first != b->enable_no, doc);
+			     first != b->first_no || !b->first_known, doc);
 	}
 	if (err)
 		return err;

@@ -181,20 +181,46 @@ static int load(struct gdb_server *sv, pid_t tid, struct bts_regs *r,
 	return 0;
 }
 
-/* The whole block of @l for @tid into @out. */
+/*
+ * Whether a saved trace knows register @d: with the registers of a crash,
+ * the general ones (no FXSAVE area is saved); else the pc alone.
+ */
+static bool trace_knows(const struct gdb_reg *d, bool saved)
+{
+	if (saved)
+		return d->src == GDB_SRC_GPR || d->src == GDB_SRC_SEG ||
+		       d->src == GDB_SRC_ORIG;
+	return d->src == GDB_SRC_GPR && d->arg == offsetof(struct bts_regs, rip);
+}
+
+/*
+ * The whole block of @l for @tid into @out, and per byte in @known
+ * whether its register's value is known (gdb: "unavailable" when not).
+ */
 static int regs_read(struct gdb_server *sv, pid_t tid,
-		     const struct gdb_layout *l, uint8_t out[GDB_REGS_MAX])
+		     const struct gdb_layout *l, uint8_t out[GDB_REGS_MAX],
+		     bool known[GDB_REGS_MAX])
 {
 	struct fxsave fx;
 	struct bts_regs r;
 	size_t off = 0;
 	unsigned int i;
+	bool saved = false;
 
-	if (gdb_layout_size(l) > GDB_REGS_MAX || load(sv, tid, &r, &fx))
+	if (gdb_layout_size(l) > GDB_REGS_MAX)
 		return -1;
+	if (sv->tr) {
+		saved = gdb_trace_regs(sv->tr, &r);
+		memset(&fx, 0, sizeof(fx));
+	} else if (load(sv, tid, &r, &fx)) {
+		return -1;
+	}
 	memset(out, 0, GDB_REGS_MAX);
-	for (i = 0; i < l->nregs; off += l->regs[i].size, i++)
+	for (i = 0; i < l->nregs; off += l->regs[i].size, i++) {
 		reg_get(&l->regs[i], &r, &fx, out + off);
+		memset(known + off, !sv->tr || trace_knows(&l->regs[i], saved),
+		       l->regs[i].size);
+	}
 	return 0;
 }
 
@@ -207,7 +233,7 @@ static int regs_write(struct gdb_server *sv, pid_t tid,
 	size_t off = 0;
 	unsigned int i;
 
-	if (load(sv, tid, &r, &fx))
+	if (sv->tr || load(sv, tid, &r, &fx))
 		return -1;
 	old = r;
 	oldfx = fx;
@@ -227,11 +253,18 @@ static void read_part(struct gdb_server *sv, const struct gdb_layout *l,
 		      size_t off, size_t len, struct strbuf *reply)
 {
 	uint8_t regs[GDB_REGS_MAX];
+	bool known[GDB_REGS_MAX];
 	pid_t tid = gdb_general_thread(sv);
+	size_t i;
 
-	if (!tid || regs_read(sv, tid, l, regs))
+	if (!tid || regs_read(sv, tid, l, regs, known))
 		return error_reply(reply);
-	sb_hex(reply, regs + off, len);
+	for (i = off; i < off + len; i++) {
+		if (known[i])
+			sb_hex(reply, regs + i, 1);
+		else
+			sb_puts(reply, "xx");
+	}
 }
 
 /* @digits hex digits over the g block from byte @off; the rest stays. */
@@ -240,9 +273,12 @@ static void write_part(struct gdb_server *sv, const struct gdb_layout *l,
 		       struct strbuf *reply)
 {
 	uint8_t regs[GDB_REGS_MAX];
+	bool known[GDB_REGS_MAX];
 	pid_t tid = gdb_general_thread(sv);
 
-	if (!tid || regs_read(sv, tid, l, regs) ||
+	if (sv->tr)
+		return gdb_read_only(reply);
+	if (!tid || regs_read(sv, tid, l, regs, known) ||
 	    !rsp_unhex(hex, digits, regs + off) ||
 	    regs_write(sv, tid, l, regs))
 		return error_reply(reply);
@@ -294,12 +330,15 @@ void gdb_regs_expedite(struct gdb_server *sv, pid_t tid, struct strbuf *reply)
 {
 	const struct gdb_layout *l = gdb_layout(sv);
 	uint8_t block[GDB_REGS_MAX];
+	bool known[GDB_REGS_MAX];
 	size_t off, size, i;
 
-	if (regs_read(sv, tid, l, block))
+	if (regs_read(sv, tid, l, block, known))
 		return;
 	for (i = 0; i < sizeof(l->expedite) / sizeof(l->expedite[0]); i++) {
 		gdb_layout_slot(l, l->expedite[i], &off, &size);
+		if (!known[off])
+			continue;
 		sb_printf(reply, "%02x:", l->expedite[i]);
 		sb_hex(reply, block + off, size);
 		sb_puts(reply, ";");

@@ -64,6 +64,12 @@ static pid_t legacy_thread(struct gdb_server *sv)
 	return gdb_general_thread(sv);
 }
 
+void gdb_read_only(struct strbuf *reply)
+{
+	sb_puts(reply, "E.The program is a saved trace: its history can be "
+		"read, not run or changed.");
+}
+
 int gdb_resume(struct gdb_server *sv, const struct rsp_req *rq,
 	       struct strbuf *reply)
 {
@@ -71,6 +77,10 @@ int gdb_resume(struct gdb_server *sv, const struct rsp_req *rq,
 	size_t i, n;
 	int resumed = 0;
 
+	if (sv->tr) {
+		gdb_read_only(reply);
+		return GDB_REPLY;
+	}
 	if (!sv->c) {
 		sb_puts(reply, "E01");
 		return GDB_REPLY;

@@ -102,6 +102,8 @@ int gdb_program_bits(struct gdb_server *sv)
 	ssize_t n;
 	int fd;
 
+	if (sv->tr)
+		return gdb_trace_bits(sv->tr);
 	if (!sv->c)
 		return 64;
 	/* The image running now: after an exec, the new one. */

@@ -220,7 +220,7 @@ void gdb_vfile(struct gdb_server *sv, const char *args, struct strbuf *reply)
 	if (i == sizeof(ops) / sizeof(ops[0]))
 		return;		/* pwrite, unlink, ...: not served (empty) */
 	/* Without a program (gone, or fuzzing) there is nothing to serve. */
-	if (!sv->c)
+	if (!gdb_has_program(sv))
 		return fail(reply, ENOENT);
 	n = strlen(ops[i]);
 	switch (i) {

@@ -5,7 +5,7 @@
  * thread, as gdbserver does: a delta read must advance its mark once per
  * document, not once per chunk.  Objects: auxv (gdb relocates a PIE
  * program with its AT_ENTRY), exec-file, features (target.xml), btrace,
- * btrace-conf.
+ * btrace-conf; for a saved trace, libraries-svr4 (no link map to read).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -21,6 +21,8 @@ static int read_auxv(struct gdb_server *sv, struct strbuf *doc)
 	ssize_t n;
 	int fd;
 
+	if (sv->tr)
+		return gdb_trace_auxv(sv->tr, doc);
 	if (!sv->c)
 		return -1;
 	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)bts_control_pid(sv->c));
@@ -36,8 +38,16 @@ static int read_auxv(struct gdb_server *sv, struct strbuf *doc)
 static int read_exe(struct gdb_server *sv, struct strbuf *doc)
 {
 	char path[64], buf[4096];
+	const char *exe;
 	ssize_t n;
 
+	if (sv->tr) {
+		exe = gdb_trace_exe(sv->tr);
+		if (!exe)
+			return -1;
+		sb_puts(doc, exe);
+		return 0;
+	}
 	if (!sv->c)
 		return -1;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)bts_control_pid(sv->c));
@@ -64,6 +74,13 @@ static int build(struct gdb_server *sv, const struct rsp_req *rq,
 			return -1;
 		}
 		return 0;
+	}
+	if (!strcmp(rq->object, "libraries-svr4") && sv->tr) {
+		if (rq->annex[0]) {
+			sb_puts(reply, "E00");
+			return -1;
+		}
+		return gdb_trace_libraries(sv->tr, doc);
 	}
 	if (!strcmp(rq->object, "features")) {	/* target.xml */
 		if (gdb_tdesc_doc(sv, rq->annex, doc)) {

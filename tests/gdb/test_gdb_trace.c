@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * gdb 13 against `btrace gdbserver --trace`: a saved trace of gdb-seq, its
+ * thread standing at the end of its history or at the instruction --at
+ * names; `record btrace bts` gives gdb the history before it, whose
+ * instructions and function segments are the ones `btrace dump --insns`
+ * and `--calls` show there.  Running is refused, bad inputs end the stub
+ * with a message.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "btrace_run.h"
+#include "gdb_util.h"
+
+#define READ_ONLY "E.The program is a saved trace: its history can be read, " \
+		  "not run or changed."
+
+/* gdb-seq recorded into a trace of the test's own (malloc'ed path). */
+static char *record_seq(const char *name)
+{
+	char *btr = harness_path(harness_tmpdir(), name), *prog = PROG_PATH("gdb-seq");
+	struct harness_cmd cmd;
+
+	/* gdb-seq exits with 3. */
+	ASSERT_EQ(harness_btrace(&cmd, 60, "record", "-o", btr, "--", prog, NULL), 3);
+	harness_cmd_free(&cmd);
+	free(prog);
+	return btr;
+}
+
+/* The lines of @text (modified in place) into @lines, at most @max. */
+static size_t split_lines(char *text, char **lines, size_t max)
+{
+	size_t n = 0;
+	char *p;
+
+	for (p = strtok(text, "\n"); p && n < max; p = strtok(NULL, "\n"))
+		lines[n++] = p;
+	return n;
+}
+
+/* What follows the number and tab that start a history line. */
+static const char *after_number(const char *line)
+{
+	const char *tab = strchr(line, '\t');
+
+	return tab ? tab + 1 : line;
+}
+
+/* The line of dump (--insns or --calls) output @out that is entry @n. */
+static const char *dump_entry(char **lines, size_t nlines, unsigned long n)
+{
+	for (size_t i = 0; i < nlines; i++)
+		if (strtoul(lines[i], NULL, 10) == n && strchr(lines[i], '\t'))
+			return lines[i];
+	return NULL;
+}
+
+/* The number of the first dump line holding @text, or 0. */
+static unsigned long dump_find(char **lines, size_t nlines, const char *text)
+{
+	for (size_t i = 0; i < nlines; i++)
+		if (strstr(lines[i], text))
+			return strtoul(lines[i], NULL, 10);
+	return 0;
+}
+
+static char *trace_target(const char *btr, const char *args)
+{
+	char *btrace = BTRACE_PATH(), *t;
+
+	if (asprintf(&t, "target remote | %s gdbserver --trace %s %s", btrace,
+		     btr, args) < 0)
+		FAIL("out of memory");
+	free(btrace);
+	return t;
+}
+
+#define INSN_LINES_MAX 200000
+#define CALL_LINES_MAX 10000
+
+/*
+ * --at the first instruction of seq_done: gdb stands there, and the ten
+ * instructions and eight function segments before it (main, then seq_run
+ * and seq_leaf in turn) are dump's.
+ */
+TEST(gdb_trace, history_at)
+{
+	static char *lines[INSN_LINES_MAX], *clines[CALL_LINES_MAX];
+	char *btr = record_seq("at.btr"), *target, at[64], *text, *gl[32];
+	char addr[32];
+	const char *cmds[] = {
+		"echo @@begin pc\\n", "printf \"%#018lx\\n\", $pc",
+		"echo @@end pc\\n",
+		"echo @@begin sym\\n", "x/i $pc", "echo @@end sym\\n",
+		"record btrace bts",
+		"echo @@begin insns\\n", "record instruction-history",
+		"echo @@end insns\\n",
+		"set record function-call-history-size 7",
+		"echo @@begin calls\\n", "record function-call-history",
+		"echo @@end calls\\n",
+		NULL,
+	};
+	struct harness_cmd dump, calls, cmd;
+	unsigned long n, seg;
+	size_t nl, ncl, ng, i;
+
+	ASSERT_EQ(harness_btrace(&dump, 60, "dump", "--insns", btr, NULL), 0);
+	nl = split_lines(dump.out, lines, INSN_LINES_MAX);
+	n = dump_find(lines, nl, "<seq_done+0>:");
+	ASSERT_GT(n, 10UL);
+	ASSERT_EQ(harness_btrace(&calls, 60, "dump", "--calls", btr, NULL), 0);
+	ncl = split_lines(calls.out, clines, CALL_LINES_MAX);
+	seg = dump_find(clines, ncl, "\tseq_done");
+	ASSERT_GT(seg, 8UL);
+
+	snprintf(at, sizeof(at), "--at %lu", n);
+	target = trace_target(btr, at);
+	gdb_run(&cmd, "gdb-seq", target, cmds);
+
+	text = gdb_section(&cmd, "pc");
+	snprintf(addr, sizeof(addr), "%.18s\n",
+		 strstr(dump_entry(lines, nl, n), "0x"));
+	EXPECT_STREQ(text, addr);
+	free(text);
+	text = gdb_section(&cmd, "sym");
+	EXPECT_TRUE(strstr(text, " <seq_done>:\tnop") != NULL);
+	free(text);
+
+	text = gdb_section(&cmd, "insns");
+	ng = split_lines(text, gl, 32);
+	ASSERT_EQ(ng, (size_t)10);
+	for (i = 0; i < ng; i++)
+		EXPECT_STREQ(after_number(gl[i]),
+			     after_number(dump_entry(lines, nl, n - 10 + i)));
+	free(text);
+
+	/* gdb 13 shows one segment more than the size at the end. */
+	text = gdb_section(&cmd, "calls");
+	ng = split_lines(text, gl, 32);
+	ASSERT_EQ(ng, (size_t)8);
+	for (i = 0; i < ng; i++)
+		EXPECT_STREQ(after_number(gl[i]),
+			     after_number(dump_entry(clines, ncl, seg - 8 + i)));
+	free(text);
+	gdb_expect_process(&cmd, "[Inferior 1 (", ") detached]");
+
+	harness_cmd_free(&cmd);
+	harness_cmd_free(&calls);
+	harness_cmd_free(&dump);
+	free(target);
+	free(btr);
+}
+
+/* Without --at, gdb stands at the last instruction of the history. */
+TEST(gdb_trace, history_end)
+{
+	static char *lines[INSN_LINES_MAX];
+	char *btr = record_seq("end.btr"), *target, *text, *gl[32], addr[32];
+	const char *cmds[] = {
+		"record btrace bts",
+		"echo @@begin insns\\n", "record instruction-history /f",
+		"echo @@end insns\\n",
+		"echo @@begin pc\\n", "printf \"%#018lx\\n\", $pc",
+		"echo @@end pc\\n",
+		NULL,
+	};
+	struct harness_cmd dump, cmd;
+	unsigned long last;
+	size_t nl, ng, i;
+
+	ASSERT_EQ(harness_btrace(&dump, 60, "dump", "--insns", btr, NULL), 0);
+	nl = split_lines(dump.out, lines, INSN_LINES_MAX);
+	last = strtoul(lines[nl - 1], NULL, 10);
+	ASSERT_GT(last, 10UL);
+
+	target = trace_target(btr, "");
+	gdb_run(&cmd, "gdb-seq", target, cmds);
+	text = gdb_section(&cmd, "pc");
+	snprintf(addr, sizeof(addr), "%.18s\n",
+		 strstr(dump_entry(lines, nl, last), "0x"));
+	EXPECT_STREQ(text, addr);
+	free(text);
+
+	/* Addresses only: gdb may name libc's functions by other aliases. */
+	text = gdb_section(&cmd, "insns");
+	ng = split_lines(text, gl, 32);
+	ASSERT_EQ(ng, (size_t)10);
+	for (i = 0; i < ng; i++)
+		EXPECT_EQ(strncmp(strstr(gl[i], "0x"),
+				  strstr(dump_entry(lines, nl, last - 10 + i), "0x"),
+				  18), 0);
+	free(text);
+	harness_cmd_free(&cmd);
+	harness_cmd_free(&dump);
+	free(target);
+	free(btr);
+}
+
+/* continue and stepi at the end are refused, in gdb's words; kill ends. */
+TEST(gdb_trace, run_refused)
+{
+	char *btr = record_seq("run.btr"), *target = trace_target(btr, "");
+	const char *cmds[] = {
+		"record btrace bts", "continue", "stepi",
+		"echo @@begin back\\n", "reverse-stepi", "info record",
+		"echo @@end back\\n",
+		"record stop", "kill",
+		NULL,
+	};
+	struct harness_cmd cmd;
+	char *back;
+	const char *p;
+	int refused = 0;
+
+	gdb_run(&cmd, "gdb-seq", target, cmds);
+	for (p = cmd.err; (p = strstr(p, "Remote failure reply: " READ_ONLY)); p++)
+		refused++;
+	EXPECT_EQ(refused, 2);
+	/* Going back in the history is gdb's own: it works. */
+	back = gdb_section(&cmd, "back");
+	EXPECT_TRUE(strstr(back, "Replay in progress.") != NULL);
+	gdb_expect_process(&cmd, "[Inferior 1 (", ") killed]");
+	EXPECT_EQ(harness_exit_code(&cmd), 0);
+	free(back);
+	harness_cmd_free(&cmd);
+	free(target);
+	free(btr);
+}
+
+/*
+ * The end of a crash trace: the saved registers (level3's argument in
+ * rdi, the stack pointer); one instruction before it, only the pc.
+ */
+TEST(gdb_trace, crash_registers)
+{
+	char *btr = harness_path(harness_tmpdir(), "crash.btr");
+	char *prog = PROG_PATH("crash-deep"), *target, *end, *before, at[64];
+	const char *cmds[] = {
+		"echo @@begin regs\\n", "info registers rdi rsp",
+		"echo @@end regs\\n",
+		NULL,
+	};
+	struct harness_cmd rec, dump, cmd;
+	unsigned long last;
+	const char *nl;
+
+	ASSERT_EQ(harness_btrace(&rec, 60, "record", "--on-crash", "-o", btr, "--",
+				 prog, NULL), 139);
+	ASSERT_EQ(harness_btrace(&dump, 60, "dump", "--insns", btr, NULL), 0);
+	nl = dump.out + dump.out_len - 1;
+	while (nl > dump.out && nl[-1] != '\n')
+		nl--;
+	last = strtoul(nl, NULL, 10);
+	ASSERT_GT(last, 1UL);
+
+	target = trace_target(btr, "");
+	gdb_run(&cmd, "crash-deep", target, cmds);
+	gdb_expect_out(&cmd, "level3 (p=0x10) at tests/progs/crash-deep.c:16");
+	end = gdb_section(&cmd, "regs");
+	EXPECT_TRUE(harness_matches("^rdi +0x10 +16\nrsp +0x[0-9a-f]+ +0x[0-9a-f]+\n$",
+				    end));
+	harness_cmd_free(&cmd);
+	free(target);
+
+	snprintf(at, sizeof(at), "--at %lu", last - 1);
+	target = trace_target(btr, at);
+	gdb_run(&cmd, "crash-deep", target, cmds);
+	before = gdb_section(&cmd, "regs");
+	EXPECT_STREQ(before, "rdi            <unavailable>\n"
+			     "rsp            <unavailable>\n");
+	harness_cmd_free(&cmd);
+	free(target);
+	free(end);
+	free(before);
+	harness_cmd_free(&dump);
+	harness_cmd_free(&rec);
+	free(prog);
+	free(btr);
+}
+
+static void expect_refused(const char *const args[], int code, const char *msg)
+{
+	struct harness_cmd cmd;
+
+	EXPECT_EQ(harness_btrace_argv(&cmd, 60, args), code);
+	if (!strstr(cmd.err, msg))
+		harness_fail(__FILE__, __LINE__, "stderr lacks \"%s\":\n%s", msg,
+			     cmd.err);
+	EXPECT_STREQ(cmd.out, "");
+	harness_cmd_free(&cmd);
+}
+
+TEST(gdb_trace, bad_inputs)
+{
+	char *btr = record_seq("bad.btr");
+	char *missing = harness_path(harness_tmpdir(), "missing.btr");
+	char *prog = PROG_PATH("gdb-seq"), *msg;
+
+	{
+		const char *a[] = { "gdbserver", "--trace", missing, NULL };
+
+		if (asprintf(&msg, "gdbserver: %s: ", missing) < 0)
+			FAIL("out of memory");
+		expect_refused(a, 1, msg);
+		free(msg);
+	}
+	{
+		const char *a[] = { "gdbserver", "--trace", prog, NULL };
+
+		expect_refused(a, 1, "not a trace file");
+	}
+	{
+		const char *a[] = { "gdbserver", "--trace", btr, "--at",
+				    "99999999", NULL };
+
+		expect_refused(a, 1, "--at 99999999: the history of thread ");
+	}
+	{
+		const char *a[] = { "gdbserver", "--trace", btr, "--thread", "1",
+				    NULL };
+
+		expect_refused(a, 1, "--thread 1: the trace has no such thread");
+	}
+	{
+		const char *a[] = { "gdbserver", "--at", "5", "--", prog, NULL };
+
+		expect_refused(a, 2, "gdbserver: --at goes with --trace FILE");
+	}
+	{
+		const char *a[] = { "gdbserver", "--trace", btr, "--", prog, NULL };
+
+		expect_refused(a, 2, "give a program, --attach PID or --trace FILE");
+	}
+	{
+		const char *a[] = { "gdbserver", "--trace", btr, "--at", "0", NULL };
+
+		expect_refused(a, 2, "--at");
+	}
+	free(prog);
+	free(missing);
+	free(btr);
+}
