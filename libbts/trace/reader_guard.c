@@ -121,11 +121,13 @@ int bts_reader_check_batch(const struct bts_trace *tc, size_t thread,
 }
 
 /*
- * A read fault maps the cached pages around it too (the kernel's
- * fault_around_bytes, 64 KiB by default), so reading one chunk maps back
- * the end of the one before: the drop reaches that far behind.
+ * A read fault maps the cached pages around it too: those of the
+ * kernel's fault_around_bytes (64 KiB by default), and, where the page
+ * cache holds the file in large folios (ext4, xfs), the rest of the folio
+ * it hit, up to a huge page (2 MiB on x86).  So reading one chunk maps
+ * back the end of those before it: the drop reaches that far behind.
  */
-#define FAULT_AROUND	(64u << 10)
+#define FAULT_AROUND	(2u << 20)
 
 /*
  * Pages are given back a megabyte at a time: a madvise flushes the TLB,
