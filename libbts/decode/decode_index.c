@@ -213,28 +213,57 @@ int bts_index_point(const struct bts_index *ix, size_t i,
 {
 	const struct index_point *p;
 	struct bts_index_point out;
+	const uint64_t *sites;
+	int ret;
 
 	if (!ix || i >= ix->npoints)
 		return bts_fail(BTS_E_INVAL, "history index: no point %zu", i);
-	p = &ix->points[i];
+	ret = bts_index_at(ix, i, &p, &sites);
+	if (ret)
+		return ret;
 	out = (struct bts_index_point){
 		.record = p->record, .entry = p->entry, .depth = p->depth,
-		.nsites = p->nsites, .sites = ix->sites + p->site,
+		.nsites = p->nsites, .sites = sites,
 	};
 	return BTS_OUT_FILL(pt, size, &out, "index point");
 }
 
+/* Before point @i: whether its entry is below @entry (false: unreadable). */
+static bool point_below(const struct bts_index *ix, size_t i, uint64_t entry)
+{
+	const struct index_point *p;
+	const uint64_t *sites;
+
+	return !bts_index_at(ix, i, &p, &sites) && p->entry < entry;
+}
+
 size_t bts_index_find(const struct bts_index *ix, uint64_t entry)
 {
-	size_t lo = 0, hi;
+	size_t lo = 0, hi, g;
 
 	if (!ix || !ix->npoints)
 		return 0;
+	hi = ix->npoints;
+	if (ix->groups) {
+		/* The group before the first that starts at or past @entry. */
+		for (g = ix->ngroups; lo < g;) {
+			size_t mid = lo + (g - lo) / 2;
+
+			if (ix->groups[mid].entry < entry)
+				lo = mid + 1;
+			else
+				g = mid;
+		}
+		if (!lo)
+			return 0;
+		hi = lo * BTS_INDEX_GROUP < hi ? lo * BTS_INDEX_GROUP : hi;
+		lo = (lo - 1) * BTS_INDEX_GROUP;
+	}
 	/* The first point at or past @entry, less one. */
-	for (hi = ix->npoints; lo < hi;) {
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (ix->points[mid].entry < entry)
+		if (point_below(ix, mid, entry))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -248,6 +277,7 @@ int bts_insn_decoder_seek(struct bts_insn_decoder *d,
 	const struct index_point *p;
 	const struct bts_trace *t;
 	struct bts_insn_entry e;
+	const uint64_t *sites;
 	size_t thread;
 	int ret;
 
@@ -257,7 +287,9 @@ int bts_insn_decoder_seek(struct bts_insn_decoder *d,
 	if (t->threads[thread].info.tid != ix->tid ||
 	    t->threads[thread].info.nrecords != ix->records)
 		return bts_fail(BTS_E_INVAL, "decoder seek: the index of another thread");
-	p = &ix->points[bts_index_find(ix, entry)];
+	ret = bts_index_at(ix, bts_index_find(ix, entry), &p, &sites);
+	if (ret)
+		return ret;
 	bts_decode_state_set(d, &(struct bts_decode_state){
 		.rec = p->record, .index = p->entry, .prev_to = p->prev_to,
 		.next_flags = p->flags,

@@ -1124,7 +1124,11 @@ struct bts_index_point {
 	 */
 	int64_t depth;
 	size_t nsites;		/* return sites known, <= BTS_INDEX_SITES */
-	const uint64_t *sites;	/* innermost first; live as long as the index */
+	/*
+	 * Innermost first; valid until the next call for the same index (a
+	 * file's is read from the file a few points at a time).
+	 */
+	const uint64_t *sites;
 };
 
 /*

@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * INDEX chunks (trace_format.h): checked whole when the file is opened,
- * as every chunk is, and copied into the thread's model.  What can be
+ * as every chunk is, and left in the file: the thread's model keeps a
+ * group's sums and first entry for every BTS_INDEX_GROUP points, and
+ * index_load.c reads a group again when it is asked for.  What can be
  * checked without decoding is: the points follow each other, stay within
  * the thread's totals, start where the history starts, and their return
  * sites fill the chunk exactly.  The entry numbers themselves come from
  * the decoder that wrote them; a file whose numbers lie numbers its
  * entries wrongly from a point on, as one whose records lie would.
  */
-#include <endian.h>
 #include <stdlib.h>
 
 #include "trace/index.h"
 #include "trace/reader.h"
-#include "util/array.h"
 
 #define POINT_FLAGS	(BTS_IF_RESYNC | BTS_IF_SIGNAL)
 
@@ -24,7 +24,9 @@ void bts_index_release(struct bts_index *ix)
 	if (!ix->borrowed) {
 		free(ix->points);
 		free(ix->sites);
+		free(ix->groups);
 	}
+	free(ix->cache.sites);
 	free(ix);
 }
 
@@ -36,15 +38,17 @@ struct bts_index *bts_index_copy(const struct bts_index *ix)
 		return NULL;
 	*c = *ix;
 	c->borrowed = true;
+	c->cache.group = 0;
+	c->cache.sites = NULL;
+	c->cache.capsites = 0;
 	return c;
 }
 
 static const char *point_problem(const struct bts_index *ix,
 				 const struct index_point *pt,
+				 const struct index_point *prev,
 				 const struct trace_thread *th)
 {
-	const struct index_point *prev = ix->npoints ? pt - 1 : NULL;
-
 	if (!prev && (pt->record || pt->entry || pt->depth ||
 		      pt->flags != BTS_IF_RESYNC || pt->nsites ||
 		      pt->prev_to != th->info.start))
@@ -64,44 +68,58 @@ static const char *point_problem(const struct bts_index *ix,
 	return NULL;
 }
 
-static int read_points(struct bts_index *ix, const uint8_t *p, size_t plen,
+/*
+ * Every point checked in turn, each group's first entry, first site and
+ * sum noted, and the pages given back as the check goes: the chunk is
+ * never all in memory.
+ */
+static int read_points(struct bts_index *ix, const struct bts_trace *t,
 		       size_t off, const struct trace_thread *th)
 {
-	size_t at = sizeof(struct bts_chunk_index), npoints = ix->cappoints;
+	const size_t psize = sizeof(struct bts_chunk_index_point);
+	struct index_point pt, prev;
 
-	for (size_t i = 0; i < npoints; i++) {
-		struct bts_chunk_index_point c;
-		struct index_point *pt = &ix->points[i];
+	for (size_t i = 0; i < ix->npoints; i++) {
+		size_t at = ix->at_points + i * psize, g = i / BTS_INDEX_GROUP;
 		const char *why;
 
-		bts_chunk_load(&c, p + at, sizeof(c), BTS_LAYOUT_INDEX_POINT);
-		at += sizeof(c);
-		*pt = (struct index_point){
-			.record = c.record, .entry = c.entry,
-			.prev_to = c.prev_to, .depth = c.depth,
-			.flags = (uint16_t)c.flags,
-			.nsites = c.nsites, .site = ix->nsites,
-		};
-		if (c.flags > UINT16_MAX)
-			pt->flags = UINT16_MAX;
-		why = point_problem(ix, pt, th);
+		bts_index_point_load(&pt, t->buf + at, ix->nsites);
+		why = point_problem(ix, &pt, i ? &prev : NULL, th);
 		if (why)
 			return bts_fail(BTS_E_FORMAT, "offset %zu: index chunk: point %zu: %s",
 					off, i, why);
-		ix->npoints++;
-		ix->nsites += pt->nsites;
-	}
-	if ((plen - at) / 8 != ix->nsites || (plen - at) % 8)
-		return bts_reader_bad(off, "index chunk: its return sites do not fill the chunk");
-	ix->sites = malloc((ix->nsites ? ix->nsites : 1) * sizeof(*ix->sites));
-	if (!ix->sites)
-		return bts_fail(BTS_E_NOMEM, "trace index");
-	ix->capsites = ix->nsites;
-	for (size_t i = 0; i < ix->nsites; i++) {
-		uint64_t v;
+		if (i % BTS_INDEX_GROUP == 0)
+			ix->groups[g] = (struct index_group){
+				.entry = pt.entry, .site = ix->nsites,
+			};
+		if ((i + 1) % BTS_INDEX_GROUP == 0 || i + 1 == ix->npoints) {
+			size_t from = g * BTS_INDEX_GROUP * psize;
 
-		memcpy(&v, p + at + i * 8, 8);
-		ix->sites[i] = le64toh(v);
+			ix->groups[g].sum_points =
+				bts_reader_raw_sum(t->buf + ix->at_points + from,
+						   at + psize - ix->at_points - from);
+			bts_reader_drop(t, ix->at_points + from,
+					at + psize - ix->at_points - from);
+		}
+		ix->nsites += pt.nsites;
+		prev = pt;
+	}
+	return 0;
+}
+
+/* The return sites fill the rest of the chunk: each group's sum. */
+static int read_sites(struct bts_index *ix, const struct bts_trace *t,
+		      size_t off, size_t end)
+{
+	if ((end - ix->at_sites) / 8 != ix->nsites || (end - ix->at_sites) % 8)
+		return bts_reader_bad(off, "index chunk: its return sites do not fill the chunk");
+	for (size_t g = 0; g < ix->ngroups; g++) {
+		size_t first = ix->groups[g].site;
+		size_t n = (g + 1 < ix->ngroups ? ix->groups[g + 1].site : ix->nsites) - first;
+
+		ix->groups[g].sum_sites =
+			bts_reader_raw_sum(t->buf + ix->at_sites + first * 8, n * 8);
+		bts_reader_drop(t, ix->at_sites + first * 8, n * 8);
 	}
 	return 0;
 }
@@ -126,6 +144,7 @@ static const char *head_problem(const struct bts_chunk_index *c, size_t plen,
 int bts_read_index_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
 			 size_t off)
 {
+	size_t ngroups, at = p - t->buf;
 	struct bts_chunk_index c;
 	struct trace_thread *th;
 	struct bts_index *ix;
@@ -139,27 +158,31 @@ int bts_read_index_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
 	why = head_problem(&c, plen, th);
 	if (why)
 		return bts_reader_bad(off, why);
+	ngroups = (c.npoints + BTS_INDEX_GROUP - 1) / BTS_INDEX_GROUP;
 	ix = calloc(1, sizeof(*ix));
 	if (ix)
-		ix->points = malloc(c.npoints * sizeof(*ix->points));
-	if (!ix || !ix->points) {
+		ix->groups = calloc(ngroups, sizeof(*ix->groups));
+	if (!ix || !ix->groups) {
 		bts_index_release(ix);
 		return bts_fail(BTS_E_NOMEM, "trace index");
 	}
 	*ix = (struct bts_index){
 		.tid = c.tid, .from_file = true, .stack_max = c.stack_max,
 		.interval = c.interval, .records = c.records,
-		.entries = c.entries, .points = ix->points,
-		.cappoints = c.npoints,
+		.entries = c.entries, .npoints = c.npoints,
+		.trace = t, .groups = ix->groups, .ngroups = ngroups,
+		.at_points = at + sizeof(c),
+		.at_sites = at + sizeof(c) + c.npoints * sizeof(struct bts_chunk_index_point),
 	};
-	ret = read_points(ix, p, plen, off, th);
+	ret = read_points(ix, t, off, th);
+	if (!ret)
+		ret = read_sites(ix, t, off, at + plen);
 	if (ret) {
 		bts_index_release(ix);
 		return ret;
 	}
 	th->index = ix;
-	/* Copied: the file's pages go back, as the records' do. */
-	bts_reader_drop(t, off, sizeof(struct bts_chunk_header) + plen);
+	bts_reader_drop(t, off, ix->at_points - off);
 	return 0;
 }
 

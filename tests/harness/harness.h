@@ -178,6 +178,9 @@ bool harness_matches_lines(const char *re, const char *s);
  */
 void *harness_grow(void *p, size_t n, size_t size);
 
+/* Heap bytes in use in this process (ASan's count in a SAN build). */
+size_t harness_heap_in_use(void);
+
 /* Paths inside the build and source trees. */
 char *harness_path(const char *dir, const char *rel);	/* malloc'ed */
 #define BTRACE_PATH()	harness_path(BTS_BUILD_DIR, "btrace")

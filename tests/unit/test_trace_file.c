@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,19 +269,6 @@ TEST(trace_file, large_batches_are_split_and_rejoined)
 	bts_rec_iter_free(it);
 }
 
-#ifdef __SANITIZE_ADDRESS__
-size_t __sanitizer_get_current_allocated_bytes(void);
-static size_t heap_in_use(void)
-{
-	return __sanitizer_get_current_allocated_bytes();
-}
-#else
-static size_t heap_in_use(void)
-{
-	return mallinfo2().uordblks;
-}
-#endif
-
 /* A million records through a writer whose heap never grows. */
 TEST(trace_file, streaming_keeps_memory_flat)
 {
@@ -296,24 +282,24 @@ TEST(trace_file, streaming_keeps_memory_flat)
 	struct bts_trace *t;
 	uint64_t n = 0;
 
-	before = heap_in_use();
+	before = harness_heap_in_use();
 	ASSERT_EQ(bts_writer_new(path, &w), 0);
 	ASSERT_EQ(bts_writer_process(w, 7, 1, "/bin/stream"), 0);
 	ASSERT_EQ(bts_writer_thread(w, 7, 7), 0);
-	opened = heap_in_use();
+	opened = harness_heap_in_use();
 	/* The writer's one fixed buffer, its two names, little else. */
 	EXPECT_LT(opened - before, (size_t)(64 * 1024 + 1024));
 	for (int b = 0; b < BATCHES; b++) {
 		for (int i = 0; i < BATCH; i++, n++)
 			recs[i] = rec(0x10000 + n, 0x20000 + n, 0);
 		ASSERT_EQ(bts_writer_records(w, 7, 7, recs, BATCH), 0);
-		if (heap_in_use() != opened)
+		if (harness_heap_in_use() != opened)
 			FAIL("heap grew to %zu bytes from %zu after batch %d",
-			     heap_in_use(), opened, b);
+			     harness_heap_in_use(), opened, b);
 	}
 	ASSERT_EQ(bts_writer_finish(w), 0);
 	bts_writer_free(w);
-	EXPECT_EQ(heap_in_use(), before);
+	EXPECT_EQ(harness_heap_in_use(), before);
 
 	ASSERT_EQ(bts_trace_new(path, &t), 0);
 	EXPECT_EQ(bts_trace_thread(t, 0)->nrecords, (uint64_t)BATCH * BATCHES);
