@@ -3,11 +3,15 @@
  * The points of a file's index, read from the file a group at a time when
  * asked for (trace/index.h): the INDEX chunk was checked whole when the
  * file was opened, its pages given back, and each group's sums noted, so
- * that what is read again is the same or refused.  Its memory is one
- * group's, however long the history.
+ * that what is read again is the same or refused.  A mapped file's group
+ * is read with pread(), not through the mapping: a goto reads one, and
+ * pages mapped for it would cost faults and a drop each time.  Its memory
+ * is one group's, however long the history.
  */
 #include <endian.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trace/index.h"
 #include "trace/reader.h"
@@ -27,40 +31,65 @@ void bts_index_point_load(struct index_point *pt, const uint8_t *p,
 	};
 }
 
+/*
+ * @len bytes at @off of the trace into @buf: read from a mapped file's
+ * descriptor, which maps nothing that would have to be given back.
+ */
+static int read_bytes(const struct bts_trace *t, size_t off, void *buf,
+		      size_t len)
+{
+	uint8_t *p = buf;
+
+	if (t->fd < 0) {
+		memcpy(buf, t->buf + off, len);
+		return 0;
+	}
+	while (len) {
+		ssize_t n = pread(t->fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return bts_fail_errno(BTS_E_IO, "cannot read the trace's index");
+		if (!n)
+			return bts_fail(BTS_E_IO, "the trace file shrank since it was opened "
+					"(rewritten in place?): it reads no further");
+		p += n;
+		off += (size_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 static int load_group(struct bts_index *ix, size_t g)
 {
+	const size_t psize = sizeof(struct bts_chunk_index_point);
 	const struct index_group *gr = &ix->groups[g];
 	size_t first = g * BTS_INDEX_GROUP, site = 0;
 	size_t n = ix->npoints - first < BTS_INDEX_GROUP ?
 		   ix->npoints - first : BTS_INDEX_GROUP;
 	size_t nsites = (g + 1 < ix->ngroups ? gr[1].site : ix->nsites) - gr->site;
-	size_t poff = ix->at_points + first * sizeof(struct bts_chunk_index_point);
-	size_t soff = ix->at_sites + gr->site * 8;
-	const uint8_t *p = ix->trace->buf + poff, *s = ix->trace->buf + soff;
+	uint8_t points[BTS_INDEX_GROUP * sizeof(struct bts_chunk_index_point)];
 	int err;
 
 	ix->cache.group = 0;
-	err = bts_reader_check_size(ix->trace);
-	if (err)
-		return err;
-	if (bts_reader_raw_sum(p, n * sizeof(struct bts_chunk_index_point)) != gr->sum_points ||
-	    bts_reader_raw_sum(s, nsites * 8) != gr->sum_sites)
-		return bts_fail(BTS_E_FORMAT, "the index changed since the trace was opened");
 	if (BTS_ARRAY_RESERVE(ix->cache.sites, ix->cache.capsites, nsites ? nsites : 1))
 		return bts_fail(BTS_E_NOMEM, "trace index");
+	err = read_bytes(ix->trace, ix->at_points + first * psize, points, n * psize);
+	if (!err)
+		err = read_bytes(ix->trace, ix->at_sites + gr->site * 8,
+				 ix->cache.sites, nsites * 8);
+	if (err)
+		return err;
+	if (bts_reader_raw_sum(points, n * psize) != gr->sum_points ||
+	    bts_reader_raw_sum((const uint8_t *)ix->cache.sites, nsites * 8) != gr->sum_sites)
+		return bts_fail(BTS_E_FORMAT, "the index changed since the trace was opened");
 	for (size_t i = 0; i < n; i++) {
-		bts_index_point_load(&ix->cache.points[i],
-				     p + i * sizeof(struct bts_chunk_index_point), site);
+		bts_index_point_load(&ix->cache.points[i], points + i * psize, site);
 		site += ix->cache.points[i].nsites;
 	}
-	for (size_t i = 0; i < nsites; i++) {
-		uint64_t v;
-
-		memcpy(&v, s + i * 8, 8);
-		ix->cache.sites[i] = le64toh(v);
-	}
-	bts_reader_drop(ix->trace, poff, n * sizeof(struct bts_chunk_index_point));
-	bts_reader_drop(ix->trace, soff, nsites * 8);
+	for (size_t i = 0; i < nsites; i++)
+		ix->cache.sites[i] = le64toh(ix->cache.sites[i]);
 	ix->cache.group = g + 1;
 	return 0;
 }

@@ -461,6 +461,55 @@ TEST(trace_index, a_damaged_index_chunk_is_refused)
 	free(btr);
 }
 
+/*
+ * A file's index is read again from the file a group of points at a time:
+ * a point rewritten in place after the file was opened is refused, never
+ * given as another; those read before stay as they were.
+ */
+TEST(trace_index, an_index_rewritten_after_opening_is_refused)
+{
+	char *plain, *btr = indexed_pair("skip-qsort", &plain);
+	struct bts_index_point first, last;
+	uint32_t h[2];
+	size_t len, off, n;
+	struct bts_index *ix;
+	struct bts_trace *t;
+	uint8_t *buf;
+	uint64_t v;
+	FILE *f;
+
+	buf = slurp(btr, &len);
+	off = chunk_at(buf, len, 20);
+	memcpy(h, buf + off, 8);
+	ASSERT_EQ(bts_trace_new(btr, &t), 0);
+	ASSERT_EQ(bts_index_new(t, 0, NULL, &ix), 0);
+	ASSERT_TRUE(bts_index_from_file(ix));
+	n = bts_index_npoints(ix);
+	/* More than one group: the last point is read after the change. */
+	ASSERT_GT(n, (size_t)200);
+	ASSERT_EQ(bts_index_point(ix, 0, &first, sizeof(first)), 0);
+	ASSERT_EQ(bts_index_point(ix, n - 1, &last, sizeof(last)), 0);
+	ASSERT_GT(last.nsites, (size_t)0);
+	ASSERT_EQ(bts_index_point(ix, 0, &first, sizeof(first)), 0);
+	/* The last return site of the chunk, the last point's outermost. */
+	memcpy(&v, buf + off + 8 + le32toh(h[1]) - 8, 8);
+	v ^= 0x10;
+	f = fopen(btr, "r+b");
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(fseek(f, (long)(off + 8 + le32toh(h[1]) - 8), SEEK_SET), 0);
+	ASSERT_EQ(fwrite(&v, 8, 1, f), (size_t)1);
+	ASSERT_EQ(fclose(f), 0);
+	EXPECT_EQ(bts_index_point(ix, n - 1, &last, sizeof(last)), -BTS_E_FORMAT);
+	EXPECT_STREQ(bts_errdetail(), "the index changed since the trace was opened");
+	ASSERT_EQ(bts_index_point(ix, 0, &first, sizeof(first)), 0);
+	EXPECT_EQ(first.entry, (uint64_t)0);
+	bts_index_free(ix);
+	bts_trace_free(t);
+	free(buf);
+	free(plain);
+	free(btr);
+}
+
 TEST(trace_index, btrace_index_leaves_a_file_it_cannot_read_as_it_was)
 {
 	char *plain, *btr = indexed_pair("skip-qsort", &plain);
