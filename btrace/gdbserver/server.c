@@ -70,11 +70,8 @@ ssize_t gdb_read_memory(struct gdb_server *sv, uint64_t addr, void *buf,
 /* The threads of the program into @tids (at most @max): how many. */
 static size_t program_threads(struct gdb_server *sv, pid_t *tids, size_t max)
 {
-	if (sv->tr) {
-		if (max)
-			tids[0] = gdb_trace_tid(sv->tr);
-		return 1;
-	}
+	if (sv->tr)
+		return gdb_trace_threads(sv->tr, tids, max);
 	return sv->c ? bts_control_threads(sv->c, tids, max) : 0;
 }
 
@@ -310,8 +307,10 @@ static void status(struct gdb_server *sv, struct strbuf *reply)
 	}
 	/* Not resumed since the connection: stopped as at its start. */
 	st.tid = gdb_general_thread(sv);
-	if (sv->tr)
+	if (sv->tr) {
+		st.tid = gdb_trace_tid(sv->tr);
 		st.signo = gdb_trace_signal(sv->tr);
+	}
 	gdb_stop_reply(sv, &st, reply);
 }
 

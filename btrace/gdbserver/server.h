@@ -147,22 +147,33 @@ void gdb_xfer(struct gdb_server *sv, const struct rsp_req *rq,
 	      struct strbuf *reply);
 
 /*
- * server_trace.c: the program of a saved trace, its thread stopped at
- * instruction @at (from 1; 0: the last).  0, or -1 with the reason in
- * @why; *@out is set either way (gdb_trace_free() it).
+ * server_trace.c: the program of a saved trace: the threads of one
+ * process, thread @tid (0: the crashed one, or the first) stopped at
+ * instruction @at (from 1; 0: the last), the others at their last.  0, or
+ * -1 with the reason in @why; *@out is set either way (gdb_trace_free() it).
  */
 int gdb_trace_open(const char *path, pid_t tid, uint64_t at,
 		   struct gdb_trace **out, char *why, size_t size);
 void gdb_trace_free(struct gdb_trace *tr);
 pid_t gdb_trace_pid(const struct gdb_trace *tr);
+/* The thread the stop reply names. */
 pid_t gdb_trace_tid(const struct gdb_trace *tr);
+/* The threads of the process into @tids (at most @max): how many. */
+size_t gdb_trace_threads(const struct gdb_trace *tr, pid_t *tids, size_t max);
 /* The stop's signal: the crash's for the crashed thread, else SIGTRAP. */
 int gdb_trace_signal(const struct gdb_trace *tr);
 int gdb_trace_bits(const struct gdb_trace *tr);
 ssize_t gdb_trace_read(struct gdb_trace *tr, uint64_t addr, void *buf,
 		       size_t len);
-/* Registers at the end: true when all of @r is known, else only rip. */
-bool gdb_trace_regs(const struct gdb_trace *tr, struct bts_regs *r);
+
+/* What gdb_trace_regs() knows of a thread's registers. */
+enum {
+	GDB_TRACE_REGS_NONE,	/* nothing: no history, or a gap at its end */
+	GDB_TRACE_REGS_PC,	/* rip alone */
+	GDB_TRACE_REGS_ALL,	/* the general registers a crash saved */
+};
+/* Registers of @tid at its end (the pc decoded at the first call). */
+int gdb_trace_regs(struct gdb_trace *tr, pid_t tid, struct bts_regs *r);
 const char *gdb_trace_exe(const struct gdb_trace *tr);
 /* A synthetic auxv: AT_ENTRY where the trace maps the program, AT_BASE. */
 int gdb_trace_auxv(const struct gdb_trace *tr, struct strbuf *doc);
@@ -180,11 +191,15 @@ struct gdb_trace_window {
 	uint64_t pc;
 	uint64_t size;			/* the buffer's bytes, as gdb is told */
 };
-/* The window of the newest @size / 24 records before the end: 0 or -error. */
-int gdb_trace_enable(struct gdb_trace *tr, uint64_t size,
+/*
+ * The window of the newest @size / 24 records before @tid's end, kept
+ * until gdb_trace_disable(): 0 or -error.
+ */
+int gdb_trace_enable(struct gdb_trace *tr, pid_t tid, uint64_t size,
 		     struct gdb_trace_window *w);
-/* Record @k of the window: 0, or -1 outside it. */
-int gdb_trace_record(const struct gdb_trace *tr, uint64_t k,
+void gdb_trace_disable(struct gdb_trace *tr, pid_t tid);
+/* Record @k of @tid's window: 0, or -1 outside it. */
+int gdb_trace_record(const struct gdb_trace *tr, pid_t tid, uint64_t k,
 		     struct ptbts_record *rec);
 
 #endif /* BTRACE_GDB_SERVER_H */

@@ -52,12 +52,11 @@ static bool current_pc(struct gdb_server *sv, pid_t tid, uint64_t *pc)
 	struct bts_regs r;
 
 	if (sv->tr) {
-		gdb_trace_regs(sv->tr, &r);
-		*pc = r.rip;
-		return true;
-	}
-	if (!sv->c || bts_control_getregs(sv->c, tid, &r))
+		if (gdb_trace_regs(sv->tr, tid, &r) == GDB_TRACE_REGS_NONE)
+			return false;
+	} else if (!sv->c || bts_control_getregs(sv->c, tid, &r)) {
 		return false;
+	}
 	*pc = r.rip;
 	return true;
 }
@@ -90,7 +89,7 @@ static int get_record(struct gdb_server *sv, pid_t tid, uint64_t k,
 		      struct ptbts_record *rec)
 {
 	if (sv->tr)
-		return gdb_trace_record(sv->tr, k, rec);
+		return gdb_trace_record(sv->tr, tid, k, rec);
 	return bts_control_record(sv->c, tid, k, rec);
 }
 
@@ -118,7 +117,7 @@ static bool enable_trace(struct gdb_server *sv, pid_t tid, struct strbuf *reply)
 {
 	struct gdb_trace_window w;
 	struct bt_state *b;
-	int r = gdb_trace_enable(sv->tr, sv->bts_size, &w);
+	int r = gdb_trace_enable(sv->tr, tid, sv->bts_size, &w);
 
 	if (r) {
 		sb_printf(reply, "E.%s", bts_errstr(r));
@@ -216,6 +215,8 @@ void gdb_btrace(struct gdb_server *sv, const struct rsp_req *rq,
 	}
 	if (sv->c)	/* kmod-step: the module lets the thread go */
 		bts_control_btrace_disable(sv->c, tid);
+	if (sv->tr)	/* its window goes */
+		gdb_trace_disable(sv->tr, tid);
 	gdb_btrace_forget(sv, tid);
 	sb_puts(reply, "OK");
 }

@@ -183,11 +183,13 @@ static int load(struct gdb_server *sv, pid_t tid, struct bts_regs *r,
 
 /*
  * Whether a saved trace knows register @d: with the registers of a crash,
- * the general ones (no FXSAVE area is saved); else the pc alone.
+ * the general ones (no FXSAVE area is saved); else the pc alone, if that.
  */
-static bool trace_knows(const struct gdb_reg *d, bool saved)
+static bool trace_knows(const struct gdb_reg *d, int known)
 {
-	if (saved)
+	if (known == GDB_TRACE_REGS_NONE)
+		return false;
+	if (known == GDB_TRACE_REGS_ALL)
 		return d->src == GDB_SRC_GPR || d->src == GDB_SRC_SEG ||
 		       d->src == GDB_SRC_ORIG;
 	return d->src == GDB_SRC_GPR && d->arg == offsetof(struct bts_regs, rip);
@@ -205,12 +207,12 @@ static int regs_read(struct gdb_server *sv, pid_t tid,
 	struct bts_regs r;
 	size_t off = 0;
 	unsigned int i;
-	bool saved = false;
+	int saved = GDB_TRACE_REGS_ALL;	/* what a trace knows */
 
 	if (gdb_layout_size(l) > GDB_REGS_MAX)
 		return -1;
 	if (sv->tr) {
-		saved = gdb_trace_regs(sv->tr, &r);
+		saved = gdb_trace_regs(sv->tr, tid, &r);
 		memset(&fx, 0, sizeof(fx));
 	} else if (load(sv, tid, &r, &fx)) {
 		return -1;

@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * A saved trace as the stub's program (btrace gdbserver --trace): one
- * thread, stopped at an instruction of its history (the last, or the one
- * --at names), whose pc is known and, at the end of a crash trace, every
- * register the crash saved.  Memory is what the trace shows of it (the
- * code of its files, build-id checked, and its code copies).
+ * A saved trace as the stub's program (btrace gdbserver --trace): the
+ * threads of one process, each stopped at the end of its history, but the
+ * picked one (--thread, the crashed one, or the first), which stops at
+ * the instruction --at names.  A thread's pc is known and, at the end of
+ * a crash trace, every register the crash saved.  Memory is what the
+ * trace shows of the process (the code of its files, build-id checked,
+ * and its code copies), the same for all its threads.
  *
- * Nothing runs: enabling branch tracing turns the history before the end
- * into a window of records, the way a live thread's source would have
- * recorded them, and server_btrace.c builds gdb's documents from it as it
- * does for a live thread.  The window is decoded from the point of the
- * history's index before it (libbts's bts_index), so it costs what its
- * size costs, wherever the end lies in the history.
+ * Nothing runs: enabling branch tracing for a thread turns its history
+ * before its end into a window of records, the way a live thread's source
+ * would have recorded them, and server_btrace.c builds gdb's documents
+ * from it as it does for a live thread.  The window is decoded from the
+ * point of the history's index before it (libbts's bts_index), so it
+ * costs what its size costs, wherever the end lies in the history.  A
+ * thread gdb does not trace has no index, decoder or window: its pc is
+ * decoded once, when gdb first asks, and only the pc is kept.
  */
 #include <fcntl.h>
 #include <gelf.h>
@@ -27,23 +31,41 @@
 
 #define REC_SIZE sizeof(struct ptbts_record)
 
-struct gdb_trace {
-	struct bts_trace *t;
-	struct bts_trace_memory *mem;
+/* One thread's history, decoded up to its end: gdb's window of it. */
+struct trace_view {
 	struct bts_index *ix;
 	struct bts_insn_decoder *d;
-	size_t thread;
-	pid_t pid, tid;
 	uint64_t at;		/* the end: an entry number, from 1 */
 	uint64_t pc;		/* the instruction there */
-	const struct bts_crash_thread *crash;	/* its registers, or NULL */
-	int signo;		/* what the stop reply says */
 
-	/* The window of the last enable: records 1..n, oldest first. */
+	/* The window of the last load: records 1..n, oldest first. */
 	struct ptbts_record *ring;
 	uint64_t cap, head, n;
 	bool from_start;	/* its oldest block begins at @begin */
 	uint64_t begin;
+};
+
+enum pc_state { PC_UNSEEN, PC_KNOWN, PC_NONE };
+
+/* A thread of the process, where it stands. */
+struct trace_thread {
+	pid_t tid;
+	size_t index;		/* its number in the trace */
+	uint64_t at;		/* its end; 0: the last instruction */
+	enum pc_state pc_state;	/* PC_NONE: no history, or a gap at its end */
+	uint64_t pc;
+	const struct bts_crash_thread *crash;	/* its registers, or NULL */
+	struct trace_view *view;	/* while gdb traces it, else NULL */
+};
+
+struct gdb_trace {
+	struct bts_trace *t;
+	struct bts_trace_memory *mem;
+	pid_t pid;
+	struct trace_thread *threads;	/* of process @pid, in the trace's order */
+	size_t nthreads;
+	size_t picked;		/* the stop reply's thread */
+	int signo;		/* what the stop reply says */
 };
 
 static int say(char *why, size_t size, const char *fmt, ...)
@@ -59,17 +81,17 @@ static int say(char *why, size_t size, const char *fmt, ...)
 	return -1;
 }
 
-static void ring_push(struct gdb_trace *tr, uint64_t from, uint64_t to)
+static void ring_push(struct trace_view *v, uint64_t from, uint64_t to)
 {
-	uint64_t slot = (tr->head + tr->n) % tr->cap;
+	uint64_t slot = (v->head + v->n) % v->cap;
 
-	tr->ring[slot] = (struct ptbts_record){ .from = from, .to = to };
-	if (tr->n < tr->cap) {
-		tr->n++;
+	v->ring[slot] = (struct ptbts_record){ .from = from, .to = to };
+	if (v->n < v->cap) {
+		v->n++;
 		return;
 	}
-	tr->head = (tr->head + 1) % tr->cap;
-	tr->from_start = false;	/* the oldest block's start fell off */
+	v->head = (v->head + 1) % v->cap;
+	v->from_start = false;	/* the oldest block's start fell off */
 }
 
 /* The last point at or before record @rec. */
@@ -90,53 +112,53 @@ static size_t point_before(const struct bts_index *ix, uint64_t rec)
 }
 
 /*
- * Decodes from index point @p to the end, keeping the newest @tr->cap
+ * Decodes from index point @p to the end, keeping the newest @v->cap
  * block boundaries as records.  0, 1 when the end is a gap (no pc), or a
  * negative &enum bts_error.
  */
-static int decode_from(struct gdb_trace *tr, size_t p)
+static int decode_from(struct trace_view *v, size_t p)
 {
 	struct bts_index_point pt;
 	struct bts_insn_entry e, prev = { 0 };
 	bool have = false, gap = false;
 	int r;
 
-	if (bts_index_point(tr->ix, p, &pt, sizeof(pt)))
+	if (bts_index_point(v->ix, p, &pt, sizeof(pt)))
 		return -BTS_E_INTERNAL;
-	r = bts_insn_decoder_seek(tr->d, tr->ix, pt.entry + 1);
-	tr->head = tr->n = 0;
-	tr->from_start = false;
-	while (r >= 0 && (r = bts_insn_next(tr->d, &e, sizeof(e))) > 0 &&
-	       e.index <= tr->at) {
+	r = bts_insn_decoder_seek(v->d, v->ix, pt.entry + 1);
+	v->head = v->n = 0;
+	v->from_start = false;
+	while (r >= 0 && (r = bts_insn_next(v->d, &e, sizeof(e))) > 0 &&
+	       e.index <= v->at) {
 		if (e.iclass == BTS_ICLASS_GAP) {
 			/* What can be told starts again after it. */
-			tr->head = tr->n = 0;
+			v->head = v->n = 0;
 			have = false;
 			gap = true;
 			continue;
 		}
 		if (!have) {
-			tr->from_start = pt.entry == 0 || gap;
-			tr->begin = e.ip;
+			v->from_start = pt.entry == 0 || gap;
+			v->begin = e.ip;
 		} else if ((prev.flags & BTS_IF_TAKEN) || (e.flags & BTS_IF_SIGNAL) ||
 			   e.ip != prev.ip + prev.size) {
-			ring_push(tr, prev.ip, e.ip);
+			ring_push(v, prev.ip, e.ip);
 		}
 		prev = e;
 		have = true;
-		if (e.index == tr->at)
+		if (e.index == v->at)
 			break;
 	}
 	if (r < 0)
 		return r;
 	if (!have)
 		return 1;
-	tr->pc = prev.ip;
+	v->pc = prev.ip;
 	return 0;
 }
 
-/* The window of the @keep records before the end. */
-static int load_window(struct gdb_trace *tr, uint64_t keep)
+/* The window of the @keep records before the end: as decode_from(). */
+static int load_window(struct trace_view *v, uint64_t keep)
 {
 	struct bts_index_point pt;
 	struct ptbts_record *ring;
@@ -145,32 +167,152 @@ static int load_window(struct gdb_trace *tr, uint64_t keep)
 
 	if (keep > GDB_TRACE_KEEP_MAX)
 		keep = GDB_TRACE_KEEP_MAX;
-	if (keep != tr->cap) {
-		ring = realloc(tr->ring, keep * sizeof(*ring));
+	if (keep != v->cap) {
+		ring = realloc(v->ring, keep * sizeof(*ring));
 		if (!ring)
 			return -BTS_E_NOMEM;
-		tr->ring = ring;
-		tr->cap = keep;
+		v->ring = ring;
+		v->cap = keep;
 	}
-	p = bts_index_find(tr->ix, tr->at);
-	if (bts_index_point(tr->ix, p, &pt, sizeof(pt)))
+	p = bts_index_find(v->ix, v->at);
+	if (bts_index_point(v->ix, p, &pt, sizeof(pt)))
 		return -BTS_E_INTERNAL;
-	p = point_before(tr->ix, pt.record > keep ? pt.record - keep : 0);
+	p = point_before(v->ix, pt.record > keep ? pt.record - keep : 0);
 	/* Records the index counts are not all blocks (markers): go further. */
 	for (;;) {
-		r = decode_from(tr, p);
-		if (r || tr->n == keep || tr->from_start || !p)
+		r = decode_from(v, p);
+		if (r || v->n == keep || v->from_start || !p)
 			return r;
-		if (bts_index_point(tr->ix, p, &pt, sizeof(pt)))
+		if (bts_index_point(v->ix, p, &pt, sizeof(pt)))
 			return -BTS_E_INTERNAL;
-		p = point_before(tr->ix, pt.record > keep ? pt.record - keep : 0);
+		p = point_before(v->ix, pt.record > keep ? pt.record - keep : 0);
 	}
 }
 
-static int pick_thread(struct gdb_trace *tr, pid_t tid, const char *path,
-		       char *why, size_t size)
+static void view_free(struct trace_view *v)
 {
-	const struct bts_thread_info *ti;
+	if (!v)
+		return;
+	bts_insn_decoder_free(v->d);
+	bts_index_free(v->ix);
+	free(v->ring);
+	free(v);
+}
+
+/*
+ * The history of @th indexed, its end at @th->at (0: its last
+ * instruction); *@out NULL on errors.  0, 1 when @th->at lies beyond the
+ * history (*@entries says how long it is), or a negative &enum bts_error.
+ */
+static int view_open(struct gdb_trace *tr, const struct trace_thread *th,
+		     struct trace_view **out, uint64_t *entries)
+{
+	BTS_OPTS(bts_index_opts, io);
+	struct trace_view *v = calloc(1, sizeof(*v));
+	int r;
+
+	*out = NULL;
+	*entries = 0;
+	if (!v)
+		return -BTS_E_NOMEM;
+	r = bts_index_new(tr->t, th->index, &io, &v->ix);
+	if (r >= 0)
+		r = bts_insn_decoder_new(tr->t, th->index, NULL, &v->d);
+	if (r < 0) {
+		view_free(v);
+		return r;
+	}
+	*entries = bts_index_entries(v->ix);
+	if (!*entries || th->at > *entries) {
+		view_free(v);
+		return 1;
+	}
+	v->at = th->at ? th->at : *entries;
+	*out = v;
+	return 0;
+}
+
+/*
+ * The pc at @th's end, decoded once: without a window of gdb's, with a
+ * view of its own that goes again.  0, or a negative &enum bts_error
+ * (the pc is then not known).
+ */
+static int thread_pc(struct gdb_trace *tr, struct trace_thread *th)
+{
+	struct trace_view *v = th->view;
+	uint64_t entries;
+	int r = 0;
+
+	if (th->pc_state != PC_UNSEEN)
+		return 0;
+	th->pc_state = PC_NONE;
+	if (!v && (r = view_open(tr, th, &v, &entries)))
+		return r < 0 ? r : 0;
+	if (v != th->view)
+		r = load_window(v, 1);
+	if (!r) {
+		th->pc = v->pc;
+		th->pc_state = PC_KNOWN;
+	}
+	if (v != th->view)
+		view_free(v);
+	return r < 0 ? r : 0;
+}
+
+static struct trace_thread *find_thread(const struct gdb_trace *tr, pid_t tid)
+{
+	for (size_t i = 0; i < tr->nthreads; i++)
+		if (tr->threads[i].tid == tid)
+			return &tr->threads[i];
+	return NULL;
+}
+
+/* Saved registers of @tid, when the crash of the process saved them. */
+static const struct bts_crash_thread *crash_regs(const struct gdb_trace *tr,
+						 pid_t tid)
+{
+	const struct bts_crash_info *ci = bts_trace_crash(tr->t, tr->pid);
+
+	for (size_t k = 0; ci && k < ci->nthreads; k++) {
+		const struct bts_crash_thread *ct =
+			bts_trace_crash_thread(tr->t, tr->pid, k);
+
+		if (ct && ct->tid == tid && ct->has_regs)
+			return ct;
+	}
+	return NULL;
+}
+
+/* The threads of the picked one's process; the picked one stands at @at. */
+static int list_threads(struct gdb_trace *tr, pid_t picked, uint64_t at)
+{
+	size_t i, n = bts_trace_nthreads(tr->t);
+
+	tr->threads = calloc(n, sizeof(*tr->threads));
+	if (!tr->threads)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const struct bts_thread_info *ti = bts_trace_thread(tr->t, i);
+		struct trace_thread *th = &tr->threads[tr->nthreads];
+
+		/* A tid the trace holds twice: gdb knows its first history. */
+		if (ti->pid != tr->pid || find_thread(tr, ti->tid))
+			continue;
+		th->tid = ti->tid;
+		th->index = (size_t)bts_trace_thread_index(tr->t, ti->tid);
+		th->crash = crash_regs(tr, ti->tid);
+		if (ti->tid == picked) {
+			th->at = at;
+			tr->picked = tr->nthreads;
+		}
+		tr->nthreads++;
+	}
+	return 0;
+}
+
+static int pick_thread(struct gdb_trace *tr, pid_t tid, uint64_t at,
+		       const char *path, char *why, size_t size)
+{
 	pid_t crashed = bts_trace_crashed(tr->t);
 	const struct bts_crash_info *ci = crashed ? bts_trace_crash(tr->t, crashed) : NULL;
 	long i;
@@ -181,31 +323,56 @@ static int pick_thread(struct gdb_trace *tr, pid_t tid, const char *path,
 	if (i < 0)
 		return say(why, size, "%s: --thread %d: the trace has no such thread",
 			   path, (int)tid);
-	ti = bts_trace_thread(tr->t, (size_t)i);
-	tr->thread = (size_t)i;
-	tr->tid = ti->tid;
-	tr->pid = ti->pid;
-	tr->signo = SIGTRAP;
-	if (!ci || ci->pid != tr->pid)
-		return 0;
-	for (size_t k = 0; k < ci->nthreads; k++) {
-		const struct bts_crash_thread *ct =
-			bts_trace_crash_thread(tr->t, ci->pid, k);
+	tr->pid = bts_trace_thread(tr->t, (size_t)i)->pid;
+	tr->signo = ci && ci->pid == tr->pid && ci->tid == tid ? ci->signo : SIGTRAP;
+	if (list_threads(tr, tid, at))
+		return say(why, size, "out of memory");
+	return 0;
+}
 
-		if (ct && ct->tid == tr->tid && ct->has_regs)
-			tr->crash = ct;
+/* The picked thread's end: inside its history, and an instruction. */
+static int check_end(struct gdb_trace *tr, const char *path, char *why,
+		     size_t size)
+{
+	struct trace_thread *th = &tr->threads[tr->picked];
+	struct trace_view *v;
+	uint64_t entries;
+	int r = view_open(tr, th, &v, &entries);
+
+	if (r < 0)
+		return say(why, size, "%s: %s (%s)", path, bts_errstr(r),
+			   bts_errdetail());
+	if (r > 0 && !entries)
+		return say(why, size, "%s: thread %d has no history", path,
+			   (int)th->tid);
+	if (r > 0)
+		return say(why, size, "--at %llu: the history of thread %d has "
+			   "%llu instructions", (unsigned long long)th->at,
+			   (int)th->tid, (unsigned long long)entries);
+	/* The end of a crash trace is where the saved registers stand. */
+	if (th->at && th->at != entries)
+		th->crash = NULL;
+	th->at = v->at;
+	r = load_window(v, 1);
+	if (!r) {
+		th->pc = v->pc;
+		th->pc_state = PC_KNOWN;
 	}
-	if (tr->tid == ci->tid)
-		tr->signo = ci->signo;
+	view_free(v);
+	if (r < 0)
+		return say(why, size, "%s: %s (%s)", path, bts_errstr(r),
+			   bts_errdetail());
+	if (r > 0)
+		return say(why, size, "%s: instruction %llu of thread %d is a gap "
+			   "in the history, not an instruction", path,
+			   (unsigned long long)th->at, (int)th->tid);
 	return 0;
 }
 
 int gdb_trace_open(const char *path, pid_t tid, uint64_t at,
 		   struct gdb_trace **out, char *why, size_t size)
 {
-	BTS_OPTS(bts_index_opts, io);
 	struct gdb_trace *tr = calloc(1, sizeof(*tr));
-	uint64_t entries;
 	int r;
 
 	if (!tr)
@@ -217,48 +384,24 @@ int gdb_trace_open(const char *path, pid_t tid, uint64_t at,
 			   bts_errdetail());
 	if (!bts_trace_nthreads(tr->t))
 		return say(why, size, "%s: the trace holds no thread", path);
-	if (pick_thread(tr, tid, path, why, size))
+	if (pick_thread(tr, tid, at, path, why, size))
 		return -1;
-	r = bts_index_new(tr->t, tr->thread, &io, &tr->ix);
-	if (r >= 0)
-		r = bts_insn_decoder_new(tr->t, tr->thread, NULL, &tr->d);
-	if (r >= 0)
-		r = bts_trace_memory_new(tr->t, tr->pid, &tr->mem);
+	r = bts_trace_memory_new(tr->t, tr->pid, &tr->mem);
 	if (r < 0)
 		return say(why, size, "%s: %s (%s)", path, bts_errstr(r),
 			   bts_errdetail());
-	entries = bts_index_entries(tr->ix);
-	if (!entries)
-		return say(why, size, "%s: thread %d has no history", path,
-			   (int)tr->tid);
-	if (at > entries)
-		return say(why, size, "--at %llu: the history of thread %d has "
-			   "%llu instructions", (unsigned long long)at,
-			   (int)tr->tid, (unsigned long long)entries);
-	/* The end of a crash trace is where the saved registers stand. */
-	if (at && at != entries)
-		tr->crash = NULL;
-	tr->at = at ? at : entries;
-	r = load_window(tr, GDB_BTS_SIZE_DEFAULT / REC_SIZE);
-	if (r < 0)
-		return say(why, size, "%s: %s (%s)", path, bts_errstr(r),
-			   bts_errdetail());
-	if (r > 0)
-		return say(why, size, "%s: instruction %llu of thread %d is a gap "
-			   "in the history, not an instruction", path,
-			   (unsigned long long)tr->at, (int)tr->tid);
-	return 0;
+	return check_end(tr, path, why, size);
 }
 
 void gdb_trace_free(struct gdb_trace *tr)
 {
 	if (!tr)
 		return;
-	bts_insn_decoder_free(tr->d);
-	bts_index_free(tr->ix);
+	for (size_t i = 0; i < tr->nthreads; i++)
+		view_free(tr->threads[i].view);
+	free(tr->threads);
 	bts_trace_memory_free(tr->mem);
 	bts_trace_free(tr->t);
-	free(tr->ring);
 	free(tr);
 }
 
@@ -269,7 +412,14 @@ pid_t gdb_trace_pid(const struct gdb_trace *tr)
 
 pid_t gdb_trace_tid(const struct gdb_trace *tr)
 {
-	return tr->tid;
+	return tr->threads[tr->picked].tid;
+}
+
+size_t gdb_trace_threads(const struct gdb_trace *tr, pid_t *tids, size_t max)
+{
+	for (size_t i = 0; i < tr->nthreads && i < max; i++)
+		tids[i] = tr->threads[i].tid;
+	return tr->nthreads;
 }
 
 int gdb_trace_signal(const struct gdb_trace *tr)
@@ -290,41 +440,72 @@ ssize_t gdb_trace_read(struct gdb_trace *tr, uint64_t addr, void *buf,
 	return bts_trace_memory_read(tr->mem, addr, buf, len);
 }
 
-bool gdb_trace_regs(const struct gdb_trace *tr, struct bts_regs *r)
+int gdb_trace_regs(struct gdb_trace *tr, pid_t tid, struct bts_regs *r)
 {
-	if (tr->crash) {
-		*r = tr->crash->regs;
-		return true;
-	}
+	struct trace_thread *th = find_thread(tr, tid);
+
 	memset(r, 0, sizeof(*r));
-	r->rip = tr->pc;
-	return false;
+	if (!th)
+		return GDB_TRACE_REGS_NONE;
+	if (th->crash) {
+		*r = th->crash->regs;
+		return GDB_TRACE_REGS_ALL;
+	}
+	thread_pc(tr, th);
+	if (th->pc_state != PC_KNOWN)
+		return GDB_TRACE_REGS_NONE;
+	r->rip = th->pc;
+	return GDB_TRACE_REGS_PC;
 }
 
-int gdb_trace_enable(struct gdb_trace *tr, uint64_t size,
+int gdb_trace_enable(struct gdb_trace *tr, pid_t tid, uint64_t size,
 		     struct gdb_trace_window *w)
 {
-	uint64_t keep = size / REC_SIZE ? size / REC_SIZE : 1;
-	int r = load_window(tr, keep);
+	uint64_t keep = size / REC_SIZE ? size / REC_SIZE : 1, entries;
+	struct trace_thread *th = find_thread(tr, tid);
+	struct trace_view *v;
+	int r;
 
-	if (r)
+	if (!th)
+		return -BTS_E_INVAL;
+	r = view_open(tr, th, &v, &entries);
+	if (!r)
+		r = load_window(v, keep);
+	if (r) {
+		view_free(v);
 		return r < 0 ? r : -BTS_E_DECODE;
+	}
+	view_free(th->view);
+	th->view = v;
 	/* Numbers 1..n, as a thread's that was recorded from number 1 on. */
 	w->oldest = 1;
-	w->written = 1 + tr->n;
-	w->from_start = tr->from_start;
-	w->begin = tr->from_start ? tr->begin : 0;
-	w->pc = tr->pc;
-	w->size = tr->cap * REC_SIZE;
+	w->written = 1 + v->n;
+	w->from_start = v->from_start;
+	w->begin = v->from_start ? v->begin : 0;
+	w->pc = v->pc;
+	w->size = v->cap * REC_SIZE;
 	return 0;
 }
 
-int gdb_trace_record(const struct gdb_trace *tr, uint64_t k,
+void gdb_trace_disable(struct gdb_trace *tr, pid_t tid)
+{
+	struct trace_thread *th = find_thread(tr, tid);
+
+	if (th) {
+		view_free(th->view);
+		th->view = NULL;
+	}
+}
+
+int gdb_trace_record(const struct gdb_trace *tr, pid_t tid, uint64_t k,
 		     struct ptbts_record *rec)
 {
-	if (k < 1 || k > tr->n)
+	const struct trace_thread *th = find_thread(tr, tid);
+	const struct trace_view *v = th ? th->view : NULL;
+
+	if (!v || k < 1 || k > v->n)
 		return -1;
-	*rec = tr->ring[(tr->head + k - 1) % tr->cap];
+	*rec = v->ring[(v->head + k - 1) % v->cap];
 	return 0;
 }
 

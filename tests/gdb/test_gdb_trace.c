@@ -343,3 +343,220 @@ TEST(gdb_trace, bad_inputs)
 	free(missing);
 	free(btr);
 }
+
+#define THREADS_MAX 8
+
+/* The tids of the "thread TID (process PID)" lines of dump output @out. */
+static size_t dump_tids(const char *out, pid_t *tids, size_t max)
+{
+	const char *p = out;
+	size_t n = 0;
+	int tid, pid;
+
+	for (; p && *p && n < max; p = strchr(p, '\n'), p = p ? p + 1 : p)
+		if (sscanf(p, "thread %d (process %d)", &tid, &pid) == 2)
+			tids[n++] = tid;
+	return n;
+}
+
+/* The number of the last entry line of dump output @lines. */
+static unsigned long dump_last(char **lines, size_t nlines)
+{
+	while (nlines && !strchr(lines[nlines - 1], '\t'))
+		nlines--;
+	return nlines ? strtoul(lines[nlines - 1], NULL, 10) : 0;
+}
+
+/*
+ * gdb's lines @gl after the first are the @count entries before entry
+ * @last of dump's @lines.
+ */
+static void expect_history(char **gl, size_t ng, size_t count, char **lines,
+			   size_t nl, unsigned long last)
+{
+	ASSERT_EQ(ng, count + 1);
+	ASSERT_GT(last, (unsigned long)count);
+	/* Addresses only: gdb may name libc's functions by other aliases. */
+	for (size_t i = 1; i < ng; i++)
+		EXPECT_EQ(strncmp(strstr(gl[i], "0x"),
+				  strstr(dump_entry(lines, nl, last - count - 1 + i), "0x"),
+				  18), 0);
+}
+
+/* A trace of gdb-threads (main and its threads A and B), malloc'ed path. */
+static char *record_threads(const char *name)
+{
+	char *btr = harness_path(harness_tmpdir(), name), *prog = PROG_PATH("gdb-threads");
+	struct harness_cmd cmd;
+
+	ASSERT_EQ(harness_btrace(&cmd, 60, "record", "-o", btr, "--", prog, NULL), 0);
+	harness_cmd_free(&cmd);
+	free(prog);
+	return btr;
+}
+
+#define PY_TID "python print(gdb.selected_thread().ptid[1])"
+
+#define THREAD_INSNS 1200
+
+/*
+ * Every thread of the process is gdb's, in the trace's order, each at the
+ * end of its history: the instructions before it are dump --thread's
+ * (enough of them to tell A's leaf_a calls from B's leaf_b ones).
+ */
+TEST(gdb_trace, threads)
+{
+	static char *lines[INSN_LINES_MAX], *gl[THREAD_INSNS + 8];
+	char *btr = record_threads("threads.btr"), *target, *text;
+	char name[16], want[256] = "", size[64];
+	const char *cmds[] = {
+		"echo @@begin list\\n",
+		"python print(' '.join(str(t.ptid[1]) for t in "
+		"sorted(gdb.selected_inferior().threads(), key=lambda t: t.num)))",
+		"echo @@end list\\n",
+		"echo @@begin info\\n", "info threads", "echo @@end info\\n",
+		"record btrace bts",
+		size,
+		"thread 1", "echo @@begin t1\\n", PY_TID,
+		"record instruction-history", "echo @@end t1\\n",
+		"thread 2", "echo @@begin t2\\n", PY_TID,
+		"record instruction-history", "echo @@end t2\\n",
+		"thread 3", "echo @@begin t3\\n", PY_TID,
+		"record instruction-history", "echo @@end t3\\n",
+		NULL,
+	};
+	struct harness_cmd dump, one, cmd;
+	pid_t tids[THREADS_MAX];
+	size_t n, i, nl, ng;
+
+	snprintf(size, sizeof(size), "set record instruction-history-size %d",
+		 THREAD_INSNS);
+	ASSERT_EQ(harness_btrace(&dump, 60, "dump", btr, NULL), 0);
+	n = dump_tids(dump.out, tids, THREADS_MAX);
+	ASSERT_EQ(n, (size_t)3);
+	for (i = 0; i < n; i++)
+		snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s%d",
+			 i ? " " : "", (int)tids[i]);
+	strcat(want, "\n");
+
+	target = trace_target(btr, "");
+	gdb_run(&cmd, "gdb-threads", target, cmds);
+	text = gdb_section(&cmd, "list");
+	EXPECT_STREQ(text, want);
+	free(text);
+	/* info threads: three, the first (main) the current one. */
+	text = gdb_section(&cmd, "info");
+	ng = split_lines(text, gl, THREAD_INSNS + 8);
+	ASSERT_EQ(ng, (size_t)4);
+	for (i = 0; i < n; i++) {
+		char lwp[64];
+
+		snprintf(lwp, sizeof(lwp), "Thread %d.%d ", (int)tids[0],
+			 (int)tids[i]);
+		EXPECT_TRUE(strstr(gl[1 + i], lwp) != NULL);
+		EXPECT_EQ(gl[1 + i][0], i ? ' ' : '*');
+	}
+	free(text);
+
+	for (i = 0; i < n; i++) {
+		char tid[32];
+
+		snprintf(tid, sizeof(tid), "%d", (int)tids[i]);
+		ASSERT_EQ(harness_btrace(&one, 60, "dump", "--insns", "--thread",
+					 tid, btr, NULL), 0);
+		nl = split_lines(one.out, lines, INSN_LINES_MAX);
+		snprintf(name, sizeof(name), "t%zu", i + 1);
+		text = gdb_section(&cmd, name);
+		ng = split_lines(text, gl, THREAD_INSNS + 8);
+		ASSERT_GT(ng, (size_t)0);
+		EXPECT_EQ(strtol(gl[0], NULL, 10), (long)tids[i]);
+		expect_history(gl, ng, THREAD_INSNS, lines, nl,
+			       dump_last(lines, nl));
+		free(text);
+		harness_cmd_free(&one);
+	}
+	harness_cmd_free(&cmd);
+	harness_cmd_free(&dump);
+	free(target);
+	free(btr);
+}
+
+/*
+ * --thread B --at done_b's first instruction: the stop names B, which
+ * stands there; main still stands at the end of its history.
+ */
+TEST(gdb_trace, thread_at)
+{
+	static char *lines[INSN_LINES_MAX];
+	char *btr = record_threads("thread_at.btr"), *target, *text, *gl[32];
+	char args[96], tid[32], addr[32], to_main[160];
+	const char *cmds[] = {
+		"echo @@begin b\\n", PY_TID, "printf \"%#018lx\\n\", $pc",
+		"echo @@end b\\n",
+		"record btrace bts",
+		"echo @@begin bh\\n", PY_TID, "record instruction-history",
+		"echo @@end bh\\n",
+		to_main,
+		"echo @@begin main\\n", PY_TID, "printf \"%#018lx\\n\", $pc",
+		"echo @@end main\\n",
+		NULL,
+	};
+	struct harness_cmd dump, db, dm, cmd;
+	pid_t tids[THREADS_MAX];
+	unsigned long at = 0;
+	size_t n, i, nl, ng;
+
+	ASSERT_EQ(harness_btrace(&dump, 60, "dump", btr, NULL), 0);
+	n = dump_tids(dump.out, tids, THREADS_MAX);
+	ASSERT_EQ(n, (size_t)3);
+	/* B: the thread whose history holds done_b. */
+	for (i = 1; i < n && !at; i++) {
+		snprintf(tid, sizeof(tid), "%d", (int)tids[i]);
+		ASSERT_EQ(harness_btrace(&db, 60, "dump", "--insns", "--thread",
+					 tid, btr, NULL), 0);
+		nl = split_lines(db.out, lines, INSN_LINES_MAX);
+		at = dump_find(lines, nl, "<done_b+0>:");
+		if (!at)
+			harness_cmd_free(&db);
+	}
+	ASSERT_GT(at, 10UL);
+	snprintf(to_main, sizeof(to_main), "python [t for t in "
+		 "gdb.selected_inferior().threads() if t.ptid[1] == %d][0].switch()",
+		 (int)tids[0]);
+
+	snprintf(args, sizeof(args), "--thread %s --at %lu", tid, at);
+	target = trace_target(btr, args);
+	gdb_run(&cmd, "gdb-threads", target, cmds);
+	text = gdb_section(&cmd, "b");
+	snprintf(addr, sizeof(addr), "%.18s", strstr(dump_entry(lines, nl, at), "0x"));
+	ng = split_lines(text, gl, 32);
+	ASSERT_EQ(ng, (size_t)2);
+	EXPECT_STREQ(gl[0], tid);
+	EXPECT_STREQ(gl[1], addr);
+	free(text);
+	text = gdb_section(&cmd, "bh");
+	ng = split_lines(text, gl, 32);
+	EXPECT_STREQ(gl[0], tid);
+	expect_history(gl, ng, 10, lines, nl, at);
+	free(text);
+
+	snprintf(tid, sizeof(tid), "%d", (int)tids[0]);
+	ASSERT_EQ(harness_btrace(&dm, 60, "dump", "--insns", "--thread", tid, btr,
+				 NULL), 0);
+	nl = split_lines(dm.out, lines, INSN_LINES_MAX);
+	text = gdb_section(&cmd, "main");
+	snprintf(addr, sizeof(addr), "%.18s",
+		 strstr(dump_entry(lines, nl, dump_last(lines, nl)), "0x"));
+	ng = split_lines(text, gl, 32);
+	ASSERT_EQ(ng, (size_t)2);
+	EXPECT_STREQ(gl[0], tid);
+	EXPECT_STREQ(gl[1], addr);
+	free(text);
+
+	harness_cmd_free(&cmd);
+	harness_cmd_free(&dm);
+	harness_cmd_free(&db);
+	harness_cmd_free(&dump);
+	free(target);
+	free(btr);
+}
