@@ -306,11 +306,9 @@ static void status(struct gdb_server *sv, struct strbuf *reply)
 		return;
 	}
 	/* Not resumed since the connection: stopped as at its start. */
-	st.tid = gdb_general_thread(sv);
-	if (sv->tr) {
-		st.tid = gdb_trace_tid(sv->tr);
+	st.tid = sv->tr ? gdb_trace_tid(sv->tr) : gdb_general_thread(sv);
+	if (sv->tr)
 		st.signo = gdb_trace_signal(sv->tr);
-	}
 	gdb_stop_reply(sv, &st, reply);
 }
 

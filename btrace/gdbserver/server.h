@@ -168,7 +168,7 @@ ssize_t gdb_trace_read(struct gdb_trace *tr, uint64_t addr, void *buf,
 
 /* What gdb_trace_regs() knows of a thread's registers. */
 enum {
-	GDB_TRACE_REGS_NONE,	/* nothing: no history, or a gap at its end */
+	GDB_TRACE_REGS_NONE,	/* no history, or a gap at its end */
 	GDB_TRACE_REGS_PC,	/* rip alone */
 	GDB_TRACE_REGS_ALL,	/* the general registers a crash saved */
 };

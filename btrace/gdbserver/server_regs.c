@@ -207,12 +207,12 @@ static int regs_read(struct gdb_server *sv, pid_t tid,
 	struct bts_regs r;
 	size_t off = 0;
 	unsigned int i;
-	int saved = GDB_TRACE_REGS_ALL;	/* what a trace knows */
+	int trace_known = GDB_TRACE_REGS_NONE;
 
 	if (gdb_layout_size(l) > GDB_REGS_MAX)
 		return -1;
 	if (sv->tr) {
-		saved = gdb_trace_regs(sv->tr, tid, &r);
+		trace_known = gdb_trace_regs(sv->tr, tid, &r);
 		memset(&fx, 0, sizeof(fx));
 	} else if (load(sv, tid, &r, &fx)) {
 		return -1;
@@ -220,7 +220,8 @@ static int regs_read(struct gdb_server *sv, pid_t tid,
 	memset(out, 0, GDB_REGS_MAX);
 	for (i = 0; i < l->nregs; off += l->regs[i].size, i++) {
 		reg_get(&l->regs[i], &r, &fx, out + off);
-		memset(known + off, !sv->tr || trace_knows(&l->regs[i], saved),
+		memset(known + off,
+		       !sv->tr || trace_knows(&l->regs[i], trace_known),
 		       l->regs[i].size);
 	}
 	return 0;

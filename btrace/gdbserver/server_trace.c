@@ -52,7 +52,8 @@ struct trace_thread {
 	pid_t tid;
 	size_t index;		/* its number in the trace */
 	uint64_t at;		/* its end; 0: the last instruction */
-	enum pc_state pc_state;	/* PC_NONE: no history, or a gap at its end */
+	/* PC_NONE: no history, or a gap at its end. */
+	enum pc_state pc_state;
 	uint64_t pc;
 	const struct bts_crash_thread *crash;	/* its registers, or NULL */
 	struct trace_view *view;	/* while gdb traces it, else NULL */
@@ -62,7 +63,8 @@ struct gdb_trace {
 	struct bts_trace *t;
 	struct bts_trace_memory *mem;
 	pid_t pid;
-	struct trace_thread *threads;	/* of process @pid, in the trace's order */
+	/* The threads of process @pid, in the trace's order. */
+	struct trace_thread *threads;
 	size_t nthreads;
 	size_t picked;		/* the stop reply's thread */
 	int signo;		/* what the stop reply says */

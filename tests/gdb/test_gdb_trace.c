@@ -17,18 +17,24 @@
 #define READ_ONLY "E.The program is a saved trace: its history can be read, " \
 		  "not run or changed."
 
-/* gdb-seq recorded into a trace of the test's own (malloc'ed path). */
-static char *record_seq(const char *name)
+/*
+ * The program @prog of progs/ recorded into a trace of the test's own,
+ * @name (malloc'ed path); it exits with @code.
+ */
+static char *record_prog(const char *name, const char *prog_name, int code)
 {
-	char *btr = harness_path(harness_tmpdir(), name), *prog = PROG_PATH("gdb-seq");
+	char *btr = harness_path(harness_tmpdir(), name), *prog = PROG_PATH(prog_name);
 	struct harness_cmd cmd;
 
-	/* gdb-seq exits with 3. */
-	ASSERT_EQ(harness_btrace(&cmd, 60, "record", "-o", btr, "--", prog, NULL), 3);
+	ASSERT_EQ(harness_btrace(&cmd, 60, "record", "-o", btr, "--", prog, NULL),
+		  code);
 	harness_cmd_free(&cmd);
 	free(prog);
 	return btr;
 }
+
+/* gdb-seq exits with 3. */
+#define record_seq(name) record_prog(name, "gdb-seq", 3)
 
 /* The lines of @text (modified in place) into @lines, at most @max. */
 static size_t split_lines(char *text, char **lines, size_t max)
@@ -383,17 +389,8 @@ static void expect_history(char **gl, size_t ng, size_t count, char **lines,
 				  18), 0);
 }
 
-/* A trace of gdb-threads (main and its threads A and B), malloc'ed path. */
-static char *record_threads(const char *name)
-{
-	char *btr = harness_path(harness_tmpdir(), name), *prog = PROG_PATH("gdb-threads");
-	struct harness_cmd cmd;
-
-	ASSERT_EQ(harness_btrace(&cmd, 60, "record", "-o", btr, "--", prog, NULL), 0);
-	harness_cmd_free(&cmd);
-	free(prog);
-	return btr;
-}
+/* A trace of gdb-threads: main and its threads A and B. */
+#define record_threads(name) record_prog(name, "gdb-threads", 0)
 
 #define PY_TID "python print(gdb.selected_thread().ptid[1])"
 
@@ -558,5 +555,45 @@ TEST(gdb_trace, thread_at)
 	harness_cmd_free(&db);
 	harness_cmd_free(&dump);
 	free(target);
+	free(btr);
+}
+
+/*
+ * A crash trace of crash-threads: each of its four threads has the
+ * registers the crash saved of it, not only the crashed one.
+ */
+TEST(gdb_trace, crash_threads)
+{
+	char *btr = harness_path(harness_tmpdir(), "crash-threads.btr");
+	char *prog = PROG_PATH("crash-threads"), *target, *text;
+	const char *cmds[] = {
+		"echo @@begin regs\\n", "thread apply all info registers rsp",
+		"echo @@end regs\\n",
+		NULL,
+	};
+	struct harness_cmd rec, dump, cmd;
+	pid_t tids[THREADS_MAX];
+	const char *p;
+	size_t n, known = 0;
+
+	ASSERT_EQ(harness_btrace(&rec, 60, "record", "--on-crash", "-o", btr, "--",
+				 prog, NULL), 139);
+	ASSERT_EQ(harness_btrace(&dump, 60, "dump", btr, NULL), 0);
+	n = dump_tids(dump.out, tids, THREADS_MAX);
+	ASSERT_EQ(n, (size_t)4);
+
+	target = trace_target(btr, "");
+	gdb_run(&cmd, "crash-threads", target, cmds);
+	text = gdb_section(&cmd, "regs");
+	for (p = text; (p = strstr(p, "\nrsp            0x")); p++)
+		known++;
+	EXPECT_EQ(known, n);
+	EXPECT_TRUE(strstr(text, "<unavailable>") == NULL);
+	free(text);
+	harness_cmd_free(&cmd);
+	harness_cmd_free(&dump);
+	harness_cmd_free(&rec);
+	free(target);
+	free(prog);
 	free(btr);
 }
