@@ -104,7 +104,7 @@ static int rd_all(struct bts_trace *t)
 			TRUNCATED_WHY);
 }
 
-static int trace_parse(const void *buf, size_t len, void *mapped,
+static int trace_parse(const void *buf, size_t len, void *mapped, int fd,
 		       bool incomplete_ok, struct bts_trace **out)
 {
 	struct bts_trace *t = calloc(1, sizeof(*t));
@@ -114,8 +114,11 @@ static int trace_parse(const void *buf, size_t len, void *mapped,
 		return bts_fail(BTS_E_NOMEM, "trace");
 	t->buf = buf;
 	t->len = len;
-	t->fd = -1;
-	/* Set before the pass: it may drop pages it has read (bts_reader_drop). */
+	/*
+	 * Set before the pass: it reads raw records from the file
+	 * (reader_raw.c) and may drop pages it has read (bts_reader_drop).
+	 */
+	t->fd = fd;
 	t->mapped = mapped;
 	t->incomplete_ok = incomplete_ok;
 	t->info.version = BTS_FILE_VERSION;
@@ -136,7 +139,7 @@ int bts_trace_new_mem(const void *buf, size_t len, struct bts_trace **out)
 {
 	if ((!buf && len) || !out)
 		return bts_fail(BTS_E_INVAL, "no trace");
-	return trace_parse(buf, len, NULL, false, out);
+	return trace_parse(buf, len, NULL, -1, false, out);
 }
 
 /* Details name no path: callers print it, once. */
@@ -180,15 +183,13 @@ static int trace_open(const char *path, bool incomplete_ok,
 		close(fd);
 		return err;
 	}
-	err = trace_parse(mem, len, mem, incomplete_ok, out);
+	/* Kept to read records and to notice the file shrinking (reader_guard.c). */
+	err = trace_parse(mem, len, mem, fd, incomplete_ok, out);
 	if (err) {
 		munmap(mem, len);
 		close(fd);
-		return err;
 	}
-	/* Kept to notice the file shrinking under the mapping (reader_guard.c). */
-	(*out)->fd = fd;
-	return 0;
+	return err;
 }
 
 int bts_trace_new(const char *path, struct bts_trace **out)

@@ -111,6 +111,7 @@ struct bts_trace {
 	size_t npebs, cappebs;
 	uint64_t pebs_lost;
 	struct reader_cache *cache;	/* reader_compact.c: decoded chunks */
+	struct reader_raw *raw;		/* reader_raw.c: raw chunks read */
 	/* reader_guard.c: against a file that changes while it is read. */
 	int fd;				/* the mapped file's, or -1 */
 	struct reader_kept *kept;	/* copies of the file's bytes */
@@ -227,19 +228,47 @@ void bts_reader_compact_free(struct bts_trace *t);
  */
 int bts_reader_check_tnt(struct bts_trace *t);
 
+/* ----------------------------------------------- raw records (reader_raw.c) */
+
+/*
+ * Whether a raw chunk of @count records is read through a buffer (a
+ * mapped file's chunks of at most BTS_RECORDS_PER_CHUNK records), not
+ * from the file's bytes in memory.
+ */
+bool bts_reader_raw_buffered(const struct bts_trace *t, uint32_t count);
+/*
+ * The bytes of the @count raw records at offset @off of the file, read
+ * into a buffer that the next read may reuse, or the file's bytes when
+ * not buffered: 0, or an error when the file shrank or cannot be read.
+ */
+int bts_reader_raw_load(struct bts_trace *t, size_t off, uint32_t count,
+			const uint8_t **out);
+/*
+ * The bytes of raw batch @batch of @thread, as the opening pass checked
+ * them: 0, or an error when the file changed since (reader_guard.c).
+ * They stay valid until the next call.
+ */
+int bts_reader_raw_batch(const struct bts_trace *t, size_t thread,
+			 size_t batch, const uint8_t **out);
+void bts_reader_raw_free(struct bts_trace *t);
+
 /* ------------------------------------------------ the file (reader_guard.c) */
 
 /*
  * A copy of @len bytes of the file, owned by @t (@p itself for a caller's
  * buffer), or NULL when memory ran out; they are freed with
- * bts_reader_keep_free().  The sum of a raw batch's bytes.  0, or an error
- * when the file shrank since it was opened; 0, or an error when raw batch
- * @batch of @thread differs from the file as opened.
+ * bts_reader_keep_free().  The sum of a raw batch's bytes.  The error of a
+ * file that shrank; 0, or that error when the file shrank since it was
+ * opened; 0, or an error when @bytes are not raw batch @b's as opened; 0,
+ * or an error when raw batch @batch of @thread, read from the file's
+ * bytes, differs from the file as opened.
  */
 const void *bts_reader_keep(struct bts_trace *t, const void *p, size_t len);
 void bts_reader_keep_free(struct bts_trace *t);
 uint64_t bts_reader_raw_sum(const uint8_t *p, size_t len);
+int bts_reader_shrank(void);
 int bts_reader_check_size(const struct bts_trace *t);
+int bts_reader_check_sum(const struct trace_batch *b, const uint8_t *bytes);
 int bts_reader_check_batch(const struct bts_trace *t, size_t thread,
 			   size_t batch);
 /*

@@ -127,6 +127,31 @@ static int rd_code(struct bts_trace *t, const uint8_t *p, size_t plen,
 	return bts_reader_add_code(proc, &code);
 }
 
+/* Each of @count records at @p (offset @off of the file) is well formed. */
+static int check_records(struct trace_thread *th, const uint8_t *p,
+			 uint32_t count, size_t off)
+{
+	for (uint32_t i = 0; i < count; i++) {
+		size_t at = (size_t)i * sizeof(struct ptbts_record);
+		struct ptbts_record r;
+		const char *why;
+		int kind;
+
+		bts_chunk_load(&r, p + at, sizeof(r), BTS_LAYOUT_RECORD);
+		/* Most are branches: no other flag of the software half, a @from. */
+		if (!(r.flags & (PTBTS_FLAG_SW_RESERVED | PTBTS_KIND_MASK)) && r.from)
+			continue;
+		why = bts_record_problem(&r, &kind);
+		if (why)
+			return bts_fail(BTS_E_FORMAT, "offset %zu: record flags 0x%llx: %s",
+					off + at, (unsigned long long)r.flags, why);
+		if (kind == PTBTS_KIND_GAP && !r.from &&
+		    r.to == PTBTS_GAP_CODE_CHANGED)
+			th->may_change = true;
+	}
+	return 0;
+}
+
 static int rd_records(struct bts_trace *t, const uint8_t *p, size_t plen,
 		      size_t off)
 {
@@ -134,6 +159,9 @@ static int rd_records(struct bts_trace *t, const uint8_t *p, size_t plen,
 		      sizeof(struct bts_chunk_records);
 	struct bts_chunk_records c;
 	struct trace_thread *th;
+	const uint8_t *recs;
+	size_t len;
+	int err;
 
 	if (plen < sizeof(c))
 		return bts_reader_bad(off, "records chunk is too short");
@@ -144,29 +172,18 @@ static int rd_records(struct bts_trace *t, const uint8_t *p, size_t plen,
 	th = bts_reader_thread_of(t, c.pid, c.tid);
 	if (!th)
 		return bts_reader_bad(off, "records of a thread that has not appeared");
-	for (uint32_t i = 0; i < c.count; i++) {
-		size_t at = roff + (size_t)i * sizeof(struct ptbts_record);
-		struct ptbts_record r;
-		const char *why;
-		int kind;
-
-		bts_chunk_load(&r, t->buf + at, sizeof(r), BTS_LAYOUT_RECORD);
-		why = bts_record_problem(&r, &kind);
-		if (why)
-			return bts_fail(BTS_E_FORMAT, "offset %zu: record flags 0x%llx: %s",
-					at, (unsigned long long)r.flags, why);
-		if (kind == PTBTS_KIND_GAP && !r.from &&
-		    r.to == PTBTS_GAP_CODE_CHANGED)
-			th->may_change = true;
-	}
+	len = (size_t)c.count * sizeof(struct ptbts_record);
+	err = bts_reader_raw_load(t, roff, c.count, &recs);
+	if (!err)
+		err = check_records(th, recs, c.count, roff);
+	if (err)
+		return err;
 	t->records += c.count;
 	if (bts_reader_add_batch(th, roff, c.count))
 		return -BTS_E_NOMEM;
 	/* Read again later, from a file that may have changed (reader_guard.c). */
-	th->batches[th->nbatches - 1].sum =
-		bts_reader_raw_sum(t->buf + roff,
-				   (size_t)c.count * sizeof(struct ptbts_record));
-	bts_reader_drop(t, roff, (size_t)c.count * sizeof(struct ptbts_record));
+	th->batches[th->nbatches - 1].sum = bts_reader_raw_sum(recs, len);
+	bts_reader_drop(t, roff, len);
 	return 0;
 }
 

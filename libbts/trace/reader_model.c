@@ -243,6 +243,7 @@ int bts_reader_finish(struct bts_trace *t)
 void bts_reader_free(struct bts_trace *t)
 {
 	bts_reader_compact_free(t);
+	bts_reader_raw_free(t);
 	for (size_t i = 0; i < t->nthreads; i++) {
 		free(t->threads[i].batches);
 		bts_index_release(t->threads[i].index);

@@ -50,6 +50,30 @@ static int next_compact(struct bts_rec_iter *it, const struct trace_thread *th,
 	return 1;
 }
 
+/* A raw batch read from the mapping gives its pages back once read. */
+static void drop(const struct bts_trace *t, const struct trace_batch *b)
+{
+	if (!b->compact && !bts_reader_raw_buffered(t, b->count))
+		bts_reader_drop(t, b->off, b->count * sizeof(struct ptbts_record));
+}
+
+static int next_raw(struct bts_rec_iter *it, const struct trace_thread *th,
+		    struct ptbts_record *rec)
+{
+	const uint8_t *p;
+	int err = bts_reader_raw_batch(it->trace, it->thread, it->batch, &p);
+
+	if (err) {
+		/* As next_compact(): a loop on the result ends. */
+		it->batch = th->nbatches;
+		return err;
+	}
+	/* memcpy: a buffer given to open_mem may be unaligned. */
+	bts_chunk_load(rec, p + it->index++ * sizeof(*rec), sizeof(*rec),
+		       BTS_LAYOUT_RECORD);
+	return 1;
+}
+
 int bts_rec_iter_next(struct bts_rec_iter *it, struct ptbts_record *rec)
 {
 	const struct trace_thread *th;
@@ -61,30 +85,11 @@ int bts_rec_iter_next(struct bts_rec_iter *it, struct ptbts_record *rec)
 		const struct trace_batch *b = &th->batches[it->batch];
 
 		if (it->index < b->count) {
-			int err;
-
 			if (b->compact)
 				return next_compact(it, th, rec);
-			/* Once a batch: its records are read in one go. */
-			if (it->checked != it->batch + 1) {
-				err = bts_reader_check_batch(it->trace, it->thread,
-							     it->batch);
-				if (err) {
-					/* As next_compact(): a loop on the result ends. */
-					it->batch = th->nbatches;
-					return err;
-				}
-				it->checked = it->batch + 1;
-			}
-			/* memcpy: a buffer given to open_mem may be unaligned. */
-			bts_chunk_load(rec, it->trace->buf + b->off +
-				       it->index * sizeof(*rec),
-				       sizeof(*rec), BTS_LAYOUT_RECORD);
-			it->index++;
-			return 1;
+			return next_raw(it, th, rec);
 		}
-		if (!b->compact)
-			bts_reader_drop(it->trace, b->off, b->count * sizeof(*rec));
+		drop(it->trace, b);
 		it->batch++;
 		it->index = 0;
 	}
@@ -109,10 +114,8 @@ int bts_rec_iter_seek(struct bts_rec_iter *it, uint64_t index)
 			lo = mid + 1;
 	}
 	/* A raw batch left half read gives its pages back as a whole one does. */
-	if (it->batch < th->nbatches && it->batch != lo && it->index &&
-	    !th->batches[it->batch].compact)
-		bts_reader_drop(it->trace, th->batches[it->batch].off,
-				th->batches[it->batch].count * sizeof(struct ptbts_record));
+	if (it->batch < th->nbatches && it->batch != lo && it->index)
+		drop(it->trace, &th->batches[it->batch]);
 	it->batch = lo;
 	it->index = lo < th->nbatches ? index - th->batches[lo].first : 0;
 	return lo < th->nbatches;

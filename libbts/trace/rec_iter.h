@@ -14,7 +14,6 @@ struct bts_rec_iter {
 	size_t thread;
 	size_t batch;		/* the thread's batch being read */
 	uint64_t index;		/* the next record in that batch */
-	size_t checked;		/* 1 + the raw batch last checked; 0: none */
 };
 
 /* bts_rec_iter_new() into an iterator the caller holds. */
