@@ -17,7 +17,8 @@
 #include "trace/rec_iter.h"
 #include "util/opts.h"
 
-#define QUEUE_MAX 3
+/* A record makes at most three runs; four slots index with a mask. */
+#define QUEUE_MAX 4
 
 struct bts_insn_decoder {
 	struct bts_rec_iter it;
@@ -119,34 +120,49 @@ const char *bts_insn_decoder_warning(const struct bts_insn_decoder *d,
 
 /* ------------------------------------------------------------- queueing */
 
-static void push(struct bts_insn_decoder *d, const struct bts_run *r)
+/*
+ * The next slot of the queue, numbered; the caller fills the rest.  Field
+ * by field, not a struct copied in: the copy would read back a struct
+ * just written field by field, which the CPU cannot forward from its
+ * stores, and wait for them.
+ */
+static struct bts_run *push(struct bts_insn_decoder *d, uint64_t entries)
 {
-	struct bts_run *q = &d->queue[(d->head + d->nqueue++) % QUEUE_MAX];
+	struct bts_run *q = &d->queue[(d->head + d->nqueue++) & (QUEUE_MAX - 1)];
 
-	*q = *r;
 	q->index = d->index + 1;
-	d->index += r->b ? r->count : 1;
+	d->index += entries;
+	return q;
 }
 
 static void push_gap(struct bts_insn_decoder *d, int reason, uint64_t arg)
 {
-	struct bts_run r = { .gap = reason, .gap_arg = arg };
+	struct bts_run *q = push(d, 1);
 
-	push(d, &r);
+	q->b = NULL;
+	q->first = q->count = 0;
+	q->flags = q->first_flags = q->last_flags = 0;
+	q->gap = reason;
+	q->gap_arg = arg;
 	d->next_flags = BTS_IF_RESYNC;
 }
 
 static void push_insns(struct bts_insn_decoder *d, struct bts_dblock *b,
 		       uint32_t count, uint16_t last_flags, uint16_t flags)
 {
-	struct bts_run r = {
-		.b = b, .count = count, .flags = flags,
-		.first_flags = d->next_flags, .last_flags = last_flags,
-	};
+	struct bts_run *q;
 
 	if (!count)
 		return;
-	push(d, &r);
+	q = push(d, count);
+	q->b = b;
+	q->first = 0;
+	q->count = count;
+	q->flags = flags;
+	q->first_flags = d->next_flags;
+	q->last_flags = last_flags;
+	q->gap = 0;
+	q->gap_arg = 0;
 	d->next_flags = 0;
 }
 
@@ -321,7 +337,7 @@ static int refill(struct bts_insn_decoder *d)
 	return 0;
 }
 
-int bts_decode_next_run(struct bts_insn_decoder *d, struct bts_run *run)
+int bts_decode_next_run(struct bts_insn_decoder *d, const struct bts_run **run)
 {
 	int ret = refill(d);
 
@@ -329,8 +345,8 @@ int bts_decode_next_run(struct bts_insn_decoder *d, struct bts_run *run)
 		return ret;
 	if (!d->nqueue)
 		return 0;
-	*run = d->queue[d->head];
-	d->head = (d->head + 1) % QUEUE_MAX;
+	*run = &d->queue[d->head];
+	d->head = (d->head + 1) & (QUEUE_MAX - 1);
 	d->nqueue--;
 	return 1;
 }
@@ -378,11 +394,12 @@ const struct bts_trace *bts_decode_trace(const struct bts_insn_decoder *d,
  */
 static int next_run(struct bts_insn_decoder *d, struct bts_insn_entry *insn)
 {
-	const struct bts_run *r = &d->cur;
-	int ret = bts_decode_next_run(d, &d->cur);
+	const struct bts_run *r;
+	int ret = bts_decode_next_run(d, &r);
 
 	if (ret <= 0)
 		return ret;
+	d->cur = *r;
 	if (!r->b) {
 		*insn = (struct bts_insn_entry){
 			.index = r->index, .iclass = BTS_ICLASS_GAP,

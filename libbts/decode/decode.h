@@ -149,8 +149,11 @@ struct bts_run {
 	uint64_t gap_arg;
 };
 
-/* 1 and *run filled, 0 at the end, or -BTS_E_NOMEM. */
-int bts_decode_next_run(struct bts_insn_decoder *d, struct bts_run *run);
+/*
+ * 1 and *run set, 0 at the end, or -BTS_E_NOMEM.  The run is the
+ * decoder's, valid until the next call.
+ */
+int bts_decode_next_run(struct bts_insn_decoder *d, const struct bts_run **run);
 
 /*
  * What a decoder carries from one record to the next (an index point

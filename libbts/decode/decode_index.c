@@ -114,15 +114,15 @@ static int build(struct bts_insn_decoder *d, struct bts_index *ix)
 	struct site_stack s = { .depth = 0 };
 	struct bts_decode_state st;
 	uint64_t next, entries = 0;
-	struct bts_run run;
+	const struct bts_run *run;
 	int ret;
 
 	bts_decode_state_get(d, &st);
 	ret = add_point(ix, &st, &s);
 	next = ix->interval;
 	while (!ret && (ret = bts_decode_next_run(d, &run)) > 0) {
-		stack_run(&s, &run);
-		entries = run.index + (run.b ? run.count : 1) - 1;
+		stack_run(&s, run);
+		entries = run->index + (run->b ? run->count : 1) - 1;
 		ret = 0;
 		if (bts_decode_state_get(d, &st) && st.rec >= next) {
 			ret = add_point(ix, &st, &s);

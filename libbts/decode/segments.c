@@ -315,7 +315,7 @@ void bts_call_cursor_free(struct bts_call_cursor *c)
 /* Decodes until a segment is finished: 1, 0 at the end, or an error. */
 static int finish_one(struct bts_call_cursor *c)
 {
-	struct bts_run run;
+	const struct bts_run *run;
 	int ret;
 
 	while (!c->have_done) {
@@ -333,7 +333,7 @@ static int finish_one(struct bts_call_cursor *c)
 			return ret;
 		if (!ret)
 			c->ended = true;
-		else if (add_run(c, &run) < 0)
+		else if (add_run(c, run) < 0)
 			return bts_fail(BTS_E_NOMEM, "call cursor");
 	}
 	return 1;
