@@ -77,6 +77,13 @@ struct bts_dblock {
 	uint64_t memo_addr;
 	uint32_t *off;		/* n + 1 entries */
 	uint8_t *cls;		/* n entries, &enum bts_iclass */
+	/*
+	 * The function at @start, as the call cursor's symbolizer named it
+	 * (segments.c): looked up once a block, not once a pass.
+	 */
+	bool sym_known;
+	const char *sym_name;	/* NULL: none */
+	uint64_t sym_off;
 };
 
 /*

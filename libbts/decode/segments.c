@@ -53,10 +53,14 @@ struct bts_call_cursor {
 	/* The chain: [0] the outermost known, [depth - 1] the current segment. */
 	struct frame *stack;
 	size_t depth, cap;
-	struct bts_segment cur;	/* the segment runs still extend */
-	bool have_cur;
-	struct bts_segment done;	/* finished, not yet handed out */
-	bool have_done;
+	/*
+	 * The segment runs still extend, seg[cur], and the one finished
+	 * before it, not yet handed out, seg[!cur]: a new segment takes the
+	 * other's place, with no copy.
+	 */
+	struct bts_segment seg[2];
+	unsigned int cur;
+	bool have_cur, have_done;
 	uint64_t count;
 	int min_level;
 };
@@ -74,6 +78,11 @@ static bool switched(const char *cur, const char *fn)
 	return cur != fn && strcmp(cur, fn);
 }
 
+static struct bts_segment *cur_seg(struct bts_call_cursor *c)
+{
+	return &c->seg[c->cur];
+}
+
 static struct frame *top(struct bts_call_cursor *c)
 {
 	return &c->stack[c->depth - 1];
@@ -84,10 +93,10 @@ static void begin(struct bts_call_cursor *c, int entry, const char *fn,
 		  uint64_t first, uint64_t ip, int level)
 {
 	if (c->have_cur) {
-		c->done = c->cur;
+		c->cur ^= 1;
 		c->have_done = true;
 	}
-	c->cur = (struct bts_segment){
+	*cur_seg(c) = (struct bts_segment){
 		.number = ++c->count, .entry = entry, .function = fn,
 		.first = first, .last = first, .level = level, .ip = ip,
 	};
@@ -174,6 +183,32 @@ static int returned(struct bts_call_cursor *c, int entry, const char *fn,
 }
 
 /*
+ * The function at @ip, where @run starts, and the offset into it (NULL
+ * and 1 when none): a run that starts its block asks the block, which
+ * keeps the answer of the first lookup.
+ */
+static void symbol_at(struct bts_call_cursor *c, const struct bts_run *run,
+		      uint64_t ip, const char **fn, uint64_t *off)
+{
+	struct bts_dblock *b = run->b;
+
+	if (!run->first && b->sym_known) {
+		*fn = b->sym_name;
+		*off = b->sym_off;
+		return;
+	}
+	if (bts_symbolize(c->sym, ip, fn, off) < 0) {
+		*fn = NULL;
+		*off = 1;
+	}
+	if (!run->first) {
+		b->sym_known = true;
+		b->sym_name = *fn;
+		b->sym_off = *off;
+	}
+}
+
+/*
  * Starts the segment that the run starting at @ip (numbered @first)
  * belongs to, when it is not the current one: 0, or -BTS_E_NOMEM.
  */
@@ -185,13 +220,11 @@ static int segment_for(struct bts_call_cursor *c, const struct bts_run *run,
 	uint64_t off = 1;
 	bool taken = l->flags & BTS_IF_TAKEN;
 
-	if (c->sym && bts_symbolize(c->sym, ip, &fn, &off) < 0) {
-		fn = NULL;
-		off = 1;
-	}
-	if (!c->have_cur || c->cur.entry == BTS_SEG_GAP)
+	if (c->sym)
+		symbol_at(c, run, ip, &fn, &off);
+	if (!c->have_cur || cur_seg(c)->entry == BTS_SEG_GAP)
 		return restart(c, BTS_SEG_START, fn, first, ip,
-			       c->have_cur ? c->cur.level : 0);
+			       c->have_cur ? cur_seg(c)->level : 0);
 	if (run->first_flags & BTS_IF_SIGNAL)
 		return callee(c, BTS_SEG_SIGNAL, fn, 0, first, ip);
 	if (l->flags & BTS_IF_SIGRETURN)
@@ -201,9 +234,9 @@ static int segment_for(struct bts_call_cursor *c, const struct bts_run *run,
 	if (taken && l->iclass == BTS_ICLASS_RETURN)
 		return returned(c, BTS_SEG_RETURN, fn, ip, first);
 	if (taken && (l->iclass == BTS_ICLASS_JUMP || l->iclass == BTS_ICLASS_COND) &&
-	    (off == 0 || (!fn && switched(c->cur.function, fn))))
+	    (off == 0 || (!fn && switched(cur_seg(c)->function, fn))))
 		return callee(c, BTS_SEG_TAILCALL, fn, 0, first, ip);
-	if (switched(c->cur.function, fn))
+	if (switched(cur_seg(c)->function, fn))
 		replace(c, c->depth, BTS_SEG_SWITCH, fn, first, ip);
 	return 0;
 }
@@ -211,7 +244,7 @@ static int segment_for(struct bts_call_cursor *c, const struct bts_run *run,
 static void add_lines(struct bts_call_cursor *c, const struct bts_run *run)
 {
 	const struct bts_dblock *b = run->b;
-	struct bts_segment *s = &c->cur;
+	struct bts_segment *s = cur_seg(c);
 
 	for (uint32_t i = run->first; i < run->first + run->count; i++) {
 		const char *file;
@@ -236,13 +269,15 @@ static void add_lines(struct bts_call_cursor *c, const struct bts_run *run)
 
 static int add_gap(struct bts_call_cursor *c, const struct bts_run *run)
 {
+	struct bts_segment *seg;
 	int ret = restart(c, BTS_SEG_GAP, NULL, run->index, 0,
-			  c->have_cur ? c->cur.level : 0);
+			  c->have_cur ? cur_seg(c)->level : 0);
 
 	if (ret)
 		return ret;
-	c->cur.gap = run->gap;
-	c->cur.gap_arg = run->gap_arg;
+	seg = cur_seg(c);
+	seg->gap = run->gap;
+	seg->gap_arg = run->gap_arg;
 	c->last = (struct last_insn){ 0 };
 	return 0;
 }
@@ -250,6 +285,7 @@ static int add_gap(struct bts_call_cursor *c, const struct bts_run *run)
 static int add_run(struct bts_call_cursor *c, const struct bts_run *run)
 {
 	const struct bts_dblock *b = run->b;
+	struct bts_segment *seg;
 	uint64_t ip;
 	uint32_t lasti;
 	int ret;
@@ -260,9 +296,10 @@ static int add_run(struct bts_call_cursor *c, const struct bts_run *run)
 	ret = segment_for(c, run, ip, run->index);
 	if (ret)
 		return ret;
-	c->cur.last = run->index + run->count - 1;
-	if (!c->cur.function && !c->cur.object)
-		c->cur.object = bts_symbolize_object(c->sym, ip);
+	seg = cur_seg(c);
+	seg->last = run->index + run->count - 1;
+	if (!seg->function && !seg->object)
+		seg->object = bts_symbolize_object(c->sym, ip);
 	if (c->lines && c->sym)
 		add_lines(c, run);
 	lasti = run->first + run->count - 1;
@@ -322,7 +359,7 @@ static int finish_one(struct bts_call_cursor *c)
 		if (c->ended) {
 			if (!c->have_cur)
 				return 0;
-			c->done = c->cur;
+			c->cur ^= 1;
 			c->have_done = true;
 			c->have_cur = false;
 			break;
@@ -352,7 +389,7 @@ int bts_call_cursor_next(struct bts_call_cursor *c, struct bts_segment *seg,
 	if (ret <= 0)
 		return ret;
 	c->have_done = false;
-	ret = BTS_OUT_FILL(seg, size, &c->done, "segment");
+	ret = BTS_OUT_FILL(seg, size, &c->seg[c->cur ^ 1], "segment");
 	return ret < 0 ? ret : 1;
 }
 
