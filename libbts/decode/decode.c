@@ -325,7 +325,9 @@ static int refill(struct bts_insn_decoder *d)
 		if (!ret)
 			return d->tail_done ? 0 : tail(d);
 		d->rec++;
-		kind = bts_record_kind(&rec);
+		/* A branch, most are: no other flag of the software half. */
+		kind = rec.flags & (PTBTS_FLAG_SW_RESERVED | PTBTS_KIND_MASK) ?
+		       bts_record_kind(&rec) : PTBTS_KIND_BRANCH;
 		if (kind < 0 || !rec.from) {
 			marker(d, &rec, kind);
 			continue;

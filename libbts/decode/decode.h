@@ -73,8 +73,13 @@ struct bts_dblock {
 	const uint8_t *code;	/* the bytes from @start */
 	uint32_t n;
 	uint8_t end;		/* &enum bts_dblock_end */
-	uint32_t memo_idx;	/* the last bts_dblock_find() answer */
-	uint64_t memo_addr;
+	/*
+	 * The last two bts_dblock_find() answers, [memo_next] the older: a
+	 * loop's block often ends at two places by turns.
+	 */
+	uint32_t memo_idx[2];
+	uint64_t memo_addr[2];
+	uint8_t memo_next;
 	uint32_t *off;		/* n + 1 entries */
 	uint8_t *cls;		/* n entries, &enum bts_iclass */
 	/*
@@ -120,8 +125,10 @@ static inline long bts_dblock_find(struct bts_dblock *b, uint64_t addr)
 	uint32_t lo = 0, hi = b->n;
 	uint64_t off;
 
-	if (addr == b->memo_addr)
-		return b->memo_idx;
+	if (addr == b->memo_addr[0])
+		return b->memo_idx[0];
+	if (addr == b->memo_addr[1])
+		return b->memo_idx[1];
 	if (addr < b->start)
 		return -1;
 	off = addr - b->start;
@@ -135,8 +142,9 @@ static inline long bts_dblock_find(struct bts_dblock *b, uint64_t addr)
 	}
 	if (lo >= b->n || b->off[lo] != off)
 		return -1;
-	b->memo_addr = addr;
-	b->memo_idx = lo;
+	b->memo_addr[b->memo_next] = addr;
+	b->memo_idx[b->memo_next] = lo;
+	b->memo_next ^= 1;
 	return lo;
 }
 
