@@ -112,6 +112,11 @@ struct bts_trace {
 	uint64_t pebs_lost;
 	struct reader_cache *cache;	/* reader_compact.c: decoded chunks */
 	struct reader_raw *raw;		/* reader_raw.c: raw chunks read */
+	/*
+	 * Slots of those two caches filled so far: an iterator reading a
+	 * slot's records reads on while no slot has been filled since.
+	 */
+	uint64_t fills;
 	/* reader_guard.c: against a file that changes while it is read. */
 	int fd;				/* the mapped file's, or -1 */
 	struct reader_kept *kept;	/* copies of the file's bytes */
@@ -246,7 +251,8 @@ int bts_reader_raw_load(struct bts_trace *t, size_t off, uint32_t count,
 /*
  * The bytes of raw batch @batch of @thread, as the opening pass checked
  * them: 0, or an error when the file changed since (reader_guard.c).
- * They stay valid until the next call.
+ * They stay valid until the next call.  Read through a buffer, they are
+ * records in the host's order, aligned.
  */
 int bts_reader_raw_batch(const struct bts_trace *t, size_t thread,
 			 size_t batch, const uint8_t **out);

@@ -175,6 +175,7 @@ int bts_read_compact_chunk(struct bts_trace *t, const uint8_t *p, size_t plen,
 	/* Slot 0 is scratch while the file is being checked. */
 	recs = c->slot[0].recs;
 	c->slot[0].valid = false;
+	t->fills++;
 	why = decode(c, p, plen, recs, &h);
 	th = chunk_thread(t, why, h.pid, h.tid, off);
 	if (!th)
@@ -272,6 +273,7 @@ int bts_reader_check_tnt(struct bts_trace *t)
 			/* Slot 0 is scratch while the file is being checked. */
 			recs = c->slot[0].recs;
 			c->slot[0].valid = false;
+			t->fills++;
 			err = decode_tnt(t, c, b, recs);
 			if (!err)
 				err = check_records(recs, b->count, off, "tnt");
@@ -308,6 +310,7 @@ int bts_reader_compact_batch(const struct bts_trace *tc, size_t thread,
 		return err;
 	s = &c->slot[c->next];
 	c->next = (c->next + 1) % CACHE_SLOTS;
+	t->fills++;
 	if (b->tnt) {
 		err = decode_tnt(t, c, b, s->recs);
 		s->valid = !err;

@@ -64,6 +64,7 @@ static struct raw_slot *slot_next(struct bts_trace *t)
 	}
 	t->raw->next = (t->raw->next + 1) % RAW_SLOTS;
 	s->valid = false;
+	t->fills++;
 	return s;
 }
 
@@ -150,6 +151,10 @@ int bts_reader_raw_batch(const struct bts_trace *tc, size_t thread,
 		err = bts_reader_check_sum(b, s->bytes);
 	if (err)
 		return err;
+	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+		for (uint32_t i = 0; i < b->count; i++)
+			bts_chunk_to_host(s->bytes + i * sizeof(struct ptbts_record),
+					  BTS_LAYOUT_RECORD);
 	s->thread = thread;
 	s->batch = batch;
 	s->valid = true;

@@ -34,6 +34,15 @@ void bts_rec_iter_free(struct bts_rec_iter *it)
 	free(it);
 }
 
+/* The next calls read @recs, @n records in a cache slot, while it holds them. */
+static void read_on(struct bts_rec_iter *it, const struct ptbts_record *recs,
+		    uint32_t n)
+{
+	it->recs = recs;
+	it->nrecs = n;
+	it->fills = it->trace->fills;
+}
+
 static int next_compact(struct bts_rec_iter *it, const struct trace_thread *th,
 			struct ptbts_record *rec)
 {
@@ -46,6 +55,7 @@ static int next_compact(struct bts_rec_iter *it, const struct trace_thread *th,
 		it->batch = th->nbatches;
 		return err;
 	}
+	read_on(it, r, th->batches[it->batch].count);
 	*rec = r[it->index++];
 	return 1;
 }
@@ -68,6 +78,9 @@ static int next_raw(struct bts_rec_iter *it, const struct trace_thread *th,
 		it->batch = th->nbatches;
 		return err;
 	}
+	if (bts_reader_raw_buffered(it->trace, th->batches[it->batch].count))
+		read_on(it, (const struct ptbts_record *)p,
+			th->batches[it->batch].count);
 	/* memcpy: a buffer given to open_mem may be unaligned. */
 	bts_chunk_load(rec, p + it->index++ * sizeof(*rec), sizeof(*rec),
 		       BTS_LAYOUT_RECORD);
@@ -78,6 +91,12 @@ int bts_rec_iter_next(struct bts_rec_iter *it, struct ptbts_record *rec)
 {
 	const struct trace_thread *th;
 
+	/* Most calls: the next record of a batch still in its slot. */
+	if (it->recs && it->index < it->nrecs && it->fills == it->trace->fills) {
+		*rec = it->recs[it->index++];
+		return 1;
+	}
+	it->recs = NULL;
 	if (!it->trace || it->thread >= it->trace->nthreads)
 		return 0;
 	th = &it->trace->threads[it->thread];
@@ -118,6 +137,7 @@ int bts_rec_iter_seek(struct bts_rec_iter *it, uint64_t index)
 		drop(it->trace, &th->batches[it->batch]);
 	it->batch = lo;
 	it->index = lo < th->nbatches ? index - th->batches[lo].first : 0;
+	it->recs = NULL;
 	return lo < th->nbatches;
 }
 

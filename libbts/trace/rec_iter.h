@@ -14,6 +14,14 @@ struct bts_rec_iter {
 	size_t thread;
 	size_t batch;		/* the thread's batch being read */
 	uint64_t index;		/* the next record in that batch */
+	/*
+	 * That batch's records in a cache slot of the reader, host order,
+	 * @nrecs of them, while the trace's fills count is still @fills;
+	 * NULL: none.
+	 */
+	const struct ptbts_record *recs;
+	uint32_t nrecs;
+	uint64_t fills;
 };
 
 /* bts_rec_iter_new() into an iterator the caller holds. */
