@@ -6,12 +6,13 @@
  * opening pass (bts_reader_drop) read back whatever the file holds now.
  * So what the model keeps of the file's bytes (paths, code copies,
  * messages) is copied out of the mapping while it is checked, and the
- * records, read from the mapping later, are checked again when read: the
- * file's size before each batch, and each raw batch's sum as the opening
- * pass computed it (compact batches carry zstd's checksum).  A reader
- * then sees an error saying the file changed, never other records.  Only
- * a file that shrinks between the size check and the read still faults;
- * the btrace views catch that SIGBUS and say the same.
+ * records, read from the file again later (reader_raw.c), are checked
+ * again when read: the file's size before each batch, and each raw
+ * batch's sum as the opening pass computed it (compact batches carry
+ * zstd's checksum).  A reader then sees an error saying the file
+ * changed, never other records.  Only a file that shrinks between the
+ * size check and a read from the mapping still faults; the btrace views
+ * catch that SIGBUS and say the same.
  *
  * The pages of a mapped file are given back once read (bts_reader_drop),
  * so the memory of reading a trace stays flat however long it is.
