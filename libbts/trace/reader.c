@@ -66,10 +66,15 @@ static int rd_all(struct bts_trace *t)
 	if (err < 0)
 		return err;
 	for (off = err; off < t->len; off = end + bts_file_pad(end)) {
+		uint8_t raw[sizeof(h)];
+
 		if (t->len - off < sizeof(h))
 			break;
-		bts_chunk_load(&h, t->buf + off, sizeof(h),
-			       BTS_LAYOUT_CHUNK_HEADER);
+		/* Read, not mapped: a raw chunk's pages are never touched. */
+		err = bts_reader_read(t, raw, sizeof(raw), off);
+		if (err)
+			return err;
+		bts_chunk_load(&h, raw, sizeof(h), BTS_LAYOUT_CHUNK_HEADER);
 		plen = h.len;
 		end = off + sizeof(h) + plen;
 		if (end > t->len || bts_file_pad(end) > t->len - end)

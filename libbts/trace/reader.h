@@ -242,6 +242,13 @@ int bts_reader_check_tnt(struct bts_trace *t);
  */
 bool bts_reader_raw_buffered(const struct bts_trace *t, uint32_t count);
 /*
+ * @len bytes at offset @off of the file into @dst, read from the file
+ * when it was mapped, not touched in the mapping: 0, or an error when the
+ * file shrank or cannot be read.
+ */
+int bts_reader_read(const struct bts_trace *t, void *dst, size_t len,
+		    size_t off);
+/*
  * The bytes of the @count raw records at offset @off of the file, read
  * into a buffer that the next read may reuse, or the file's bytes when
  * not buffered: 0, or an error when the file shrank or cannot be read.

@@ -157,6 +157,7 @@ static int rd_records(struct bts_trace *t, const uint8_t *p, size_t plen,
 {
 	size_t roff = off + sizeof(struct bts_chunk_header) +
 		      sizeof(struct bts_chunk_records);
+	uint8_t raw[sizeof(struct bts_chunk_records)];
 	struct bts_chunk_records c;
 	struct trace_thread *th;
 	const uint8_t *recs;
@@ -165,7 +166,11 @@ static int rd_records(struct bts_trace *t, const uint8_t *p, size_t plen,
 
 	if (plen < sizeof(c))
 		return bts_reader_bad(off, "records chunk is too short");
-	bts_chunk_load(&c, p, sizeof(c), BTS_LAYOUT_RECORDS);
+	/* Read, not mapped: a raw chunk's pages are never touched. */
+	err = bts_reader_read(t, raw, sizeof(raw), p - t->buf);
+	if (err)
+		return err;
+	bts_chunk_load(&c, raw, sizeof(c), BTS_LAYOUT_RECORDS);
 	if ((plen - sizeof(c)) / sizeof(struct ptbts_record) != c.count ||
 	    (plen - sizeof(c)) % sizeof(struct ptbts_record) || c.reserved)
 		return bts_reader_bad(off, "records chunk: the count does not match the chunk");
@@ -183,7 +188,8 @@ static int rd_records(struct bts_trace *t, const uint8_t *p, size_t plen,
 		return -BTS_E_NOMEM;
 	/* Read again later, from a file that may have changed (reader_guard.c). */
 	th->batches[th->nbatches - 1].sum = bts_reader_raw_sum(recs, len);
-	bts_reader_drop(t, roff, len);
+	if (!bts_reader_raw_buffered(t, c.count))
+		bts_reader_drop(t, roff, len);
 	return 0;
 }
 

@@ -11,10 +11,13 @@
  *
  * A chunk of more records than libbts writes in one (only other writers
  * make them) is read from the mapping, as a caller's buffer
- * (bts_trace_new_mem) always is: the buffers never grow.
+ * (bts_trace_new_mem) always is: the buffers never grow.  The headers of
+ * the chunks are read too, so that the opening pass leaves the pages of
+ * raw chunks alone.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "trace/reader.h"
@@ -86,6 +89,16 @@ static int read_at(const struct bts_trace *t, uint8_t *buf, size_t len,
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int bts_reader_read(const struct bts_trace *t, void *dst, size_t len,
+		    size_t off)
+{
+	if (t->fd < 0) {
+		memcpy(dst, t->buf + off, len);
+		return 0;
+	}
+	return read_at(t, dst, len, off);
 }
 
 /* A slot filled with the @count records at @off of the file. */
