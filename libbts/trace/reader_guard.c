@@ -168,10 +168,12 @@ int bts_reader_check_batch(const struct bts_trace *tc, size_t thread,
 #define FAULT_AROUND	(2u << 20)
 
 /*
- * Pages are given back a megabyte at a time: a madvise flushes the TLB,
- * which costs far more than the few kilobytes of one compact chunk.
+ * Pages are given back a megabyte of new reading at a time: a madvise
+ * flushes the TLB, which costs far more than the few kilobytes of one
+ * compact chunk.  A drop starts FAULT_AROUND behind what was read, so a
+ * batch smaller than that would flush at every chunk.
  */
-#define DROP_BATCH	(1u << 20)
+#define DROP_BATCH	(FAULT_AROUND + (1u << 20))
 
 static void drop_pending(struct bts_trace *t)
 {
