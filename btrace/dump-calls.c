@@ -46,6 +46,25 @@ static void put_u64(uint64_t v, char sep)
 	fwrite_unlocked(p, 1, (size_t)(buf + sizeof(buf) - p), stdout);
 }
 
+/*
+ * " from OBJECT" for a function without a name: most such lines of a
+ * stripped program name the same object, whose escape scans it, and
+ * printf parses its format, each time.  The symbolizer's strings stay
+ * put while it lives, so the same pointer is the same name.
+ */
+static void put_object(const char *object)
+{
+	static const char *last;
+	static bool plain;
+
+	if (object != last) {
+		last = object;
+		plain = shown(object) == object;
+	}
+	fputs_unlocked(" from ", stdout);
+	fputs_unlocked(plain ? object : shown(object), stdout);
+}
+
 void dump_call_text(const struct dump_opts *o, const struct bts_segment *s)
 {
 	char gap[128];
@@ -60,7 +79,7 @@ void dump_call_text(const struct dump_opts *o, const struct bts_segment *s)
 		printf("%*s", 2 * s->level, "");
 	fputs_unlocked(s->function ? name_shown(s->function) : "??", stdout);
 	if (!s->function && s->object)
-		printf(" from %s", shown(s->object));
+		put_object(s->object);
 	if (o->insn_range)
 		printf("\tinst %" PRIu64 ",%" PRIu64, s->first, s->last);
 	if (o->line_range && s->file) {
