@@ -9,9 +9,6 @@
  * is one group's, however long the history.
  */
 #include <endian.h>
-#include <errno.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "trace/index.h"
 #include "trace/reader.h"
@@ -31,36 +28,6 @@ void bts_index_point_load(struct index_point *pt, const uint8_t *p,
 	};
 }
 
-/*
- * @len bytes at @off of the trace into @buf: read from a mapped file's
- * descriptor, which maps nothing that would have to be given back.
- */
-static int read_bytes(const struct bts_trace *t, size_t off, void *buf,
-		      size_t len)
-{
-	uint8_t *p = buf;
-
-	if (t->fd < 0) {
-		memcpy(buf, t->buf + off, len);
-		return 0;
-	}
-	while (len) {
-		ssize_t n = pread(t->fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return bts_fail_errno(BTS_E_IO, "cannot read the trace's index");
-		if (!n)
-			return bts_fail(BTS_E_IO, "the trace file shrank since it was opened "
-					"(rewritten in place?): it reads no further");
-		p += n;
-		off += (size_t)n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int load_group(struct bts_index *ix, size_t g)
 {
 	const size_t psize = sizeof(struct bts_chunk_index_point);
@@ -75,10 +42,11 @@ static int load_group(struct bts_index *ix, size_t g)
 	ix->cache.group = 0;
 	if (BTS_ARRAY_RESERVE(ix->cache.sites, ix->cache.capsites, nsites ? nsites : 1))
 		return bts_fail(BTS_E_NOMEM, "trace index");
-	err = read_bytes(ix->trace, ix->at_points + first * psize, points, n * psize);
+	err = bts_reader_read(ix->trace, points, n * psize,
+			      ix->at_points + first * psize);
 	if (!err)
-		err = read_bytes(ix->trace, ix->at_sites + gr->site * 8,
-				 ix->cache.sites, nsites * 8);
+		err = bts_reader_read(ix->trace, ix->cache.sites, nsites * 8,
+				      ix->at_sites + gr->site * 8);
 	if (err)
 		return err;
 	if (bts_reader_raw_sum(points, n * psize) != gr->sum_points ||
