@@ -15,13 +15,6 @@ struct stretch {
 	uint64_t first, last;
 };
 
-static uint64_t entry_of(const struct bts_index *ix, size_t k, uint64_t none)
-{
-	struct bts_index_point pt;
-
-	return bts_index_point(ix, k, &pt, sizeof(pt)) ? none : pt.entry;
-}
-
 /* The stretch that holds entry @q. */
 static struct stretch stretch_of(const struct replay_history *h, uint64_t q)
 {
@@ -29,8 +22,8 @@ static struct stretch stretch_of(const struct replay_history *h, uint64_t q)
 	size_t k = bts_index_find(ix, q);
 	struct stretch s = {
 		.k = k,
-		.first = entry_of(ix, k, 0) + 1,
-		.last = entry_of(ix, k + 1, h->n),
+		.first = replay_point_entry(ix, k, 0) + 1,
+		.last = replay_point_entry(ix, k + 1, h->n),
 	};
 
 	if (s.last > h->n)

@@ -52,14 +52,6 @@ static void keep(struct replay_insn *in, const struct bts_insn_entry *e,
 	in->depth = depth;
 }
 
-/* The entry of point @k, past the last: none. */
-static uint64_t point_entry(const struct bts_index *ix, size_t k)
-{
-	struct bts_index_point pt;
-
-	return bts_index_point(ix, k, &pt, sizeof(pt)) ? UINT64_MAX : pt.entry;
-}
-
 static int alloc_points(struct replay_window *w, size_t np)
 {
 	w->carry = calloc(np, sizeof(*w->carry));
@@ -82,7 +74,7 @@ static int count(struct replay_history *h)
 {
 	struct replay_window *w = h->w;
 	size_t np = bts_index_npoints(w->ix), k = 0;
-	uint64_t next = point_entry(w->ix, 0);
+	uint64_t next = replay_point_entry(w->ix, 0, UINT64_MAX);
 	struct bts_insn_entry e;
 	int32_t carry = 0, low = 0;
 	int ret = alloc_points(w, np);
@@ -93,7 +85,8 @@ static int count(struct replay_history *h)
 		int32_t depth;
 
 		/* The points before this entry, as the entries before left them. */
-		for (; next < e.index; next = point_entry(w->ix, ++k)) {
+		for (; next < e.index;
+		     next = replay_point_entry(w->ix, ++k, UINT64_MAX)) {
 			w->carry[k] = next == e.index - 1 ? carry : 0;
 			w->low[k] = next == e.index - 1 ? low : 0;
 		}
@@ -110,7 +103,8 @@ static int count(struct replay_history *h)
 			keep(&w->v[w->count++], &e, depth);
 		h->n = e.index;
 	}
-	for (; next <= h->n; next = point_entry(w->ix, ++k)) {
+	for (; next <= h->n;
+	     next = replay_point_entry(w->ix, ++k, UINT64_MAX)) {
 		w->carry[k] = next == h->n ? carry : 0;
 		w->low[k] = next == h->n ? low : 0;
 	}

@@ -98,6 +98,15 @@ typedef void replay_scan_fn(void *arg, uint64_t n, const struct replay_insn *in)
 int replay_history_scan(const struct replay_history *h, uint64_t from,
 			uint64_t to, replay_scan_fn *fn, void *arg);
 
+/* The entry of point @k of @ix, or @none past the last. */
+static inline uint64_t replay_point_entry(const struct bts_index *ix, size_t k,
+					  uint64_t none)
+{
+	struct bts_index_point pt;
+
+	return bts_index_point(ix, k, &pt, sizeof(pt)) ? none : pt.entry;
+}
+
 /*
  * The nearest instruction after @q (before it, with @back) shallower than
  * @depth, or a gap when @gaps; 0 when there is none.  The stretches
